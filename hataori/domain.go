@@ -1,0 +1,346 @@
+package hataori
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// PlacementMode says who owns the CPU placement of a domain's workers.
+// The zero value is Declared.
+type PlacementMode int
+
+const (
+	// Declared leaves placement to the caller or the launcher (for example
+	// mpirun --bind-to): Hataori pins nothing and reports the CPU set as
+	// caller-declared.
+	Declared PlacementMode = iota
+	// Managed makes Hataori pin worker i to CPUs[i] and verify the pin
+	// (Linux). On other systems it behaves like Declared.
+	Managed
+)
+
+// String returns "Declared" or "Managed".
+func (m PlacementMode) String() string {
+	switch m {
+	case Declared:
+		return "Declared"
+	case Managed:
+		return "Managed"
+	}
+	return fmt.Sprintf("PlacementMode(%d)", int(m))
+}
+
+// Placement reports what is known about where a domain's workers run.
+type Placement int
+
+const (
+	// CallerDeclared means Hataori did not pin the workers: the CPU set is
+	// the caller's (or the launcher's) declaration.
+	CallerDeclared Placement = iota
+	// Verified means each worker was pinned to its own declared CPU and
+	// the pin was read back from the kernel.
+	Verified
+)
+
+// String returns "CallerDeclared" or "Verified".
+func (p Placement) String() string {
+	switch p {
+	case CallerDeclared:
+		return "CallerDeclared"
+	case Verified:
+		return "Verified"
+	}
+	return fmt.Sprintf("Placement(%d)", int(p))
+}
+
+// DefaultStartTimeout bounds how long NewDomain waits for its workers to
+// report when DomainConfig.StartTimeout is zero.
+const DefaultStartTimeout = 5 * time.Second
+
+// DomainConfig describes a domain for NewDomain.
+type DomainConfig struct {
+	// Workers is the number of worker goroutines (each on its own locked
+	// OS thread). It must be at least one, and at most len(CPUs) when CPUs
+	// is given.
+	Workers int
+	// CPUs is the declared CPU set. Every CPU must be in the process's
+	// allowed set, and none may appear twice. Managed mode requires it;
+	// Declared mode may leave it empty (unknown).
+	CPUs []int
+	// Placement selects Managed (Hataori pins worker i to CPUs[i]) or
+	// Declared (the caller or launcher owns placement) mode.
+	Placement PlacementMode
+	// StartTimeout bounds the wait for every worker to start (and pin);
+	// zero means DefaultStartTimeout.
+	StartTimeout time.Duration
+
+	startHook func(slot int)      // tests: runs in each worker before it reports
+	pin       func(cpu int) error // tests: replaces pinThread
+}
+
+// Domain is a rank-local execution resource: a fixed set of worker
+// goroutines, each locked to its own OS thread, that MapIn (and Pmap, via
+// Executor) runs callbacks on. At most one operation is admitted at a time;
+// a second one fails at once with ErrDomainBusy.
+//
+// # Workers and GOMAXPROCS
+//
+// A worker is a goroutine locked to an OS thread (runtime.LockOSThread); a
+// locked thread still needs one of the runtime's GOMAXPROCS Ps to run Go
+// code. With W workers busy and a coordinator (the goroutine that calls
+// Pmap, which services MPI while a batch runs), set GOMAXPROCS to at least
+// W+1 to keep the coordinator responsive; with MapIn alone the caller just
+// waits, and GOMAXPROCS >= W suffices. Go's default GOMAXPROCS is the
+// number of CPUs the process may use (its affinity mask and cgroup quota).
+// Under mpirun with several ranks per node each rank sees the whole node
+// unless the launcher binds it: bind ranks (mpirun --bind-to core
+// --map-by slot:PE=k) or set GOMAXPROCS to the rank's CPU share, and size
+// the domain to that share. NewLocalDomain sizes itself to
+// min(GOMAXPROCS, allowed CPUs).
+//
+// In Managed mode on Linux worker i is pinned to CPUs[i]. Worker threads
+// never return to the runtime's thread pool (a locked goroutine that exits
+// takes its thread with it), so a pinned CPU mask never leaks to other
+// goroutines.
+type Domain struct {
+	id        int
+	cpus      []int
+	placement atomic.Int32 // Placement
+	pinOn     bool
+	pin       func(cpu int) error
+	workers   []*domainWorker
+	wg        sync.WaitGroup
+
+	busy     atomic.Bool // admission: one operation at a time
+	closed   atomic.Bool
+	lent     atomic.Bool // an Inner item holds the domain
+	parBusy  atomic.Bool // a Parallel call is running
+	stopping atomic.Bool
+	stopOnce sync.Once
+	stopped  chan struct{}
+}
+
+var nextDomainID atomic.Int64
+
+// NewDomain starts a domain of cfg.Workers workers. It validates the
+// configuration, starts every worker (pinning it in Managed mode on Linux)
+// and waits, at most cfg.StartTimeout, for each to report. Any failure
+// returns a *DomainError wrapping ErrNoWorkers, ErrCPUNotAllowed,
+// ErrDuplicateCPU, ErrTooManyWorkers, ErrPinFailed or ErrStartTimeout, and
+// stops every worker already started (a worker stuck in start-up stops as
+// soon as it gets going). Call Close when done with the domain.
+func NewDomain(cfg DomainConfig) (*Domain, error) {
+	if err := validateConfig(cfg); err != nil {
+		return nil, err
+	}
+	d := &Domain{
+		cpus:    slices.Clone(cfg.CPUs),
+		pinOn:   cfg.Placement == Managed && pinningSupported,
+		pin:     cfg.pin,
+		workers: make([]*domainWorker, cfg.Workers),
+		stopped: make(chan struct{}),
+	}
+	if d.pin == nil {
+		d.pin = pinThread
+	}
+	if d.pinOn {
+		d.placement.Store(int32(Verified))
+	}
+	timeout := cfg.StartTimeout
+	if timeout <= 0 {
+		timeout = DefaultStartTimeout
+	}
+	reports := make(chan workerReport, cfg.Workers)
+	for i := range d.workers {
+		w := &domainWorker{slot: i, cpu: -1, jobs: make(chan workerTask, 1)}
+		if d.pinOn {
+			w.cpu = d.cpus[i]
+		}
+		d.workers[i] = w
+		d.workerStarting()
+		go d.runWorker(w, reports, cfg.startHook)
+	}
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	var fail *workerReport
+	for range cfg.Workers {
+		select {
+		case r := <-reports:
+			if r.err != nil && (fail == nil || r.slot < fail.slot) {
+				fail = &r
+			}
+		case <-timer.C:
+			d.abort(false)
+			return nil, &DomainError{Op: "start", CPU: -1, Err: fmt.Errorf("%w (after %v)", ErrStartTimeout, timeout)}
+		}
+	}
+	if fail != nil {
+		d.abort(true)
+		return nil, &DomainError{Op: "pin", CPU: d.workers[fail.slot].cpu, Err: fmt.Errorf("%w: %w", ErrPinFailed, fail.err)}
+	}
+	d.id = int(nextDomainID.Add(1) - 1)
+	return d, nil
+}
+
+// NewLocalDomain starts the default domain for this process: Declared
+// placement over the CPUs the process may run on, with
+// min(runtime.GOMAXPROCS(0), number of allowed CPUs) workers. Lower
+// GOMAXPROCS to shrink it (for example to a rank's share of a node).
+func NewLocalDomain() (*Domain, error) {
+	cpus := allowedCPUs()
+	n := runtime.GOMAXPROCS(0)
+	if len(cpus) > 0 {
+		n = min(n, len(cpus))
+	}
+	return NewDomain(DomainConfig{Workers: max(n, 1), CPUs: cpus, Placement: Declared})
+}
+
+func validateConfig(cfg DomainConfig) error {
+	if cfg.Placement != Declared && cfg.Placement != Managed {
+		return &DomainError{Op: "validate", CPU: -1, Err: fmt.Errorf("invalid placement mode %d", int(cfg.Placement))}
+	}
+	if cfg.Workers < 1 {
+		return &DomainError{Op: "validate", CPU: -1, Err: fmt.Errorf("%w (workers = %d)", ErrNoWorkers, cfg.Workers)}
+	}
+	allowed := make(map[int]bool)
+	for _, c := range allowedCPUs() {
+		allowed[c] = true
+	}
+	seen := make(map[int]bool, len(cfg.CPUs))
+	for _, c := range cfg.CPUs {
+		if c < 0 {
+			return &DomainError{Op: "validate", CPU: -1, Err: fmt.Errorf("%w (negative cpu %d)", ErrCPUNotAllowed, c)}
+		}
+		if len(allowed) > 0 && !allowed[c] {
+			return &DomainError{Op: "validate", CPU: c, Err: ErrCPUNotAllowed}
+		}
+		if seen[c] {
+			return &DomainError{Op: "validate", CPU: c, Err: ErrDuplicateCPU}
+		}
+		seen[c] = true
+	}
+	if (cfg.Placement == Managed || len(cfg.CPUs) > 0) && cfg.Workers > len(cfg.CPUs) {
+		return &DomainError{Op: "validate", CPU: -1, Err: fmt.Errorf("%w (%d workers, %d cpus)", ErrTooManyWorkers, cfg.Workers, len(cfg.CPUs))}
+	}
+	return nil
+}
+
+// ID returns the domain's process-unique id. Ids count from 0 in creation
+// order, so a rank's first (usually only) domain has id 0, the seed's
+// domain_id of a place (rank, domain_id).
+func (d *Domain) ID() int {
+	if d == nil {
+		return -1
+	}
+	return d.id
+}
+
+// CPUs returns a copy of the declared CPU set (nil when none was declared).
+func (d *Domain) CPUs() []int {
+	if d == nil {
+		return nil
+	}
+	return slices.Clone(d.cpus)
+}
+
+// Workers returns the number of workers.
+func (d *Domain) Workers() int {
+	if d == nil {
+		return 0
+	}
+	return len(d.workers)
+}
+
+// Placement reports Verified when every worker was pinned to its declared
+// CPU and the pin was read back (Managed mode on Linux), else
+// CallerDeclared.
+func (d *Domain) Placement() Placement {
+	if d == nil {
+		return CallerDeclared
+	}
+	return Placement(d.placement.Load())
+}
+
+// Close stops the domain's workers and waits for them to exit. It is
+// idempotent. If an operation is running on the domain, Close marks it
+// closed and returns at once; the workers stop when that operation ends.
+// After Close every call on the domain fails with ErrDomainClosed. Close
+// from one of the domain's own workers fails with ErrWorkerEntry.
+func (d *Domain) Close() error {
+	if d == nil {
+		return ErrNoDomain
+	}
+	if d.onWorker() {
+		return ErrWorkerEntry
+	}
+	d.closed.Store(true)
+	if d.busy.CompareAndSwap(false, true) {
+		d.shutdown()
+		return nil
+	}
+	if d.stopping.Load() {
+		<-d.stopped
+	}
+	return nil
+}
+
+// admit runs the entry checks of MapIn and Enter, in order, and claims the
+// domain without blocking.
+func (d *Domain) admit() (release func(), err error) {
+	if d == nil {
+		return nil, ErrNoDomain
+	}
+	if d.closed.Load() {
+		return nil, ErrDomainClosed
+	}
+	if onWorker() {
+		return nil, ErrWorkerEntry
+	}
+	if !d.busy.CompareAndSwap(false, true) {
+		if d.closed.Load() {
+			return nil, ErrDomainClosed
+		}
+		return nil, ErrDomainBusy
+	}
+	if d.closed.Load() {
+		d.release()
+		return nil, ErrDomainClosed
+	}
+	return d.release, nil
+}
+
+// release ends an admission; a Close that came meanwhile is carried out.
+func (d *Domain) release() {
+	d.busy.Store(false)
+	if d.closed.Load() && d.busy.CompareAndSwap(false, true) {
+		d.shutdown()
+	}
+}
+
+// shutdown stops the workers; the caller holds the admission for good.
+func (d *Domain) shutdown() { d.stopWorkers(!d.onWorker()) }
+
+// abort stops the workers of a domain whose construction failed; wait says
+// whether every worker has reported (and so can be waited for).
+func (d *Domain) abort(wait bool) {
+	d.closed.Store(true)
+	d.busy.Store(true)
+	d.stopWorkers(wait)
+}
+
+func (d *Domain) stopWorkers(wait bool) {
+	d.stopOnce.Do(func() {
+		d.stopping.Store(true)
+		for _, w := range d.workers {
+			close(w.jobs)
+		}
+		if wait {
+			d.wg.Wait()
+		}
+		close(d.stopped)
+	})
+}
