@@ -1,0 +1,235 @@
+package hataori
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/hataori/hataori-go/hataori/internal/mpi"
+)
+
+// Comm is an MPI communicator for Hataori's collective calls (Pmap,
+// Broadcast, Scatter, Gather) and for the caller's own messages. A Comm
+// comes from World, from Dup, or from CommFromHandle (a handle owned by
+// someone else, such as mpi4py). The same program compiles unchanged under
+// the build tags mpirt and mpicgo; without either, every MPI operation
+// returns ErrNoMPI.
+//
+// Hataori's collective calls never send on the caller's communicator
+// itself: each call works on a private duplicate, so the caller's own
+// messages on the same Comm cannot be confused with Hataori's.
+//
+// Every method that calls MPI must run on the MPI main thread: the
+// goroutine that initialised MPI, locked to its OS thread (see InitThread).
+// The zero Comm is invalid: its methods return ErrInvalidComm.
+type Comm struct {
+	h    mpi.Handle
+	kind commKind
+}
+
+// commKind says where a Comm came from, which decides whether Free may
+// release it.
+type commKind uint8
+
+const (
+	commInvalid  commKind = iota // the zero Comm
+	commWorld                    // MPI_COMM_WORLD: never freed
+	commBorrowed                 // CommFromHandle: owned by the caller
+	commDup                      // Dup: owned by the caller, freed with Free
+)
+
+var (
+	// ErrNoMPI is returned by every MPI operation of a build with neither
+	// the mpirt nor the mpicgo build tag.
+	ErrNoMPI = errors.New("hataori: no MPI in this build (build with -tags mpirt or -tags mpicgo)")
+	// ErrNotInitialized is returned by World when MPI has not been
+	// initialised (call InitThread, or initialise MPI elsewhere first).
+	ErrNotInitialized = errors.New("hataori: MPI is not initialised")
+	// ErrInvalidComm is returned by the methods of the zero Comm and of a
+	// freed one.
+	ErrInvalidComm = errors.New("hataori: invalid communicator (use World, Dup or CommFromHandle)")
+	// ErrNotFreeable is returned by Free for a communicator Hataori did
+	// not create (the world communicator, or one from CommFromHandle).
+	ErrNotFreeable = errors.New("hataori: communicator not created by Dup: Hataori does not free it")
+)
+
+// AnySource and AnyTag are wildcards for Comm.Recv; Hataori maps them to
+// the MPI library's own values.
+const (
+	AnySource = -1
+	AnyTag    = -1
+)
+
+// MPIError is a failed MPI call.
+type MPIError struct {
+	// Func is the MPI function, e.g. "MPI_Send".
+	Func string
+	// Code is the MPI error code, or -1 for a failure detected before MPI
+	// was called (for example a buffer longer than an MPI count allows).
+	Code int
+	// Message is the MPI library's description, when available.
+	Message string
+
+	err error
+}
+
+// Error implements error.
+func (e *MPIError) Error() string {
+	if e.Message != "" {
+		return fmt.Sprintf("hataori: %s failed (MPI error %d): %s", e.Func, e.Code, e.Message)
+	}
+	return fmt.Sprintf("hataori: %s failed (MPI error %d)", e.Func, e.Code)
+}
+
+// Unwrap returns the underlying library error, if any (for example an
+// *mpiabi.Error or *mpiabi.LauncherError under mpirt).
+func (e *MPIError) Unwrap() error { return e.err }
+
+// mpiErr converts an error of the transport into a public one: ErrNoMPI,
+// an *MPIError, or the error itself (an *mpiabi.LoadError under mpirt).
+func mpiErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, mpi.ErrNoBackend) {
+		return ErrNoMPI
+	}
+	var e *mpi.Error
+	if errors.As(err, &e) {
+		return &MPIError{Func: e.Func, Code: e.Code, Message: e.Msg, err: e.Err}
+	}
+	return err
+}
+
+// Backend names the MPI backend compiled into the program: "mpirt"
+// (run-time MPIABI library), "mpicgo" (cgo, system MPI) or "none".
+func Backend() string { return mpi.Backend() }
+
+// World returns the communicator of every process of the job
+// (MPI_COMM_WORLD). MPI must be initialised: World returns
+// ErrNotInitialized otherwise (ErrNoMPI without an MPI backend; under
+// mpirt also the library's load error).
+func World() (Comm, error) {
+	ok, err := mpi.Initialized()
+	if err != nil {
+		return Comm{}, mpiErr(err)
+	}
+	if !ok {
+		return Comm{}, ErrNotInitialized
+	}
+	if done, err := mpi.Finalized(); err != nil || done {
+		return Comm{}, errors.Join(ErrNotInitialized, errors.New("hataori: MPI is already finalised"), mpiErr(err))
+	}
+	return Comm{h: mpi.World(), kind: commWorld}, nil
+}
+
+// CommFromHandle wraps a communicator handle created by another library in
+// the same process and the same MPI, for example the integer mpi4py gives
+// for a communicator (MPI._handleof(comm) in mpi4py 3, comm.handle in
+// mpi4py 4). The handle stays the caller's: Hataori never frees it.
+func CommFromHandle(h uintptr) Comm {
+	return Comm{h: mpi.Handle(h), kind: commBorrowed}
+}
+
+// Handle returns the communicator's MPI handle as an integer, valid for
+// other libraries sharing the same MPI in this process (0 for the zero
+// Comm).
+func (c Comm) Handle() uintptr { return uintptr(c.h) }
+
+// handle returns c's transport handle, or why c cannot be used.
+func (c Comm) handle() (mpi.Handle, error) {
+	if mpi.Backend() == "none" {
+		return 0, ErrNoMPI
+	}
+	if c.kind == commInvalid {
+		return 0, ErrInvalidComm
+	}
+	return c.h, nil
+}
+
+// Dup returns a new communicator with the same processes (MPI_Comm_dup, a
+// collective call). Release it with Free.
+func (c Comm) Dup() (Comm, error) {
+	h, err := c.handle()
+	if err != nil {
+		return Comm{}, err
+	}
+	d, err := mpi.Dup(h)
+	if err != nil {
+		return Comm{}, mpiErr(err)
+	}
+	return Comm{h: d, kind: commDup}, nil
+}
+
+// Free releases a communicator created by Dup (MPI_Comm_free, a collective
+// call) and makes *c invalid. It returns ErrNotFreeable for the world
+// communicator and for one from CommFromHandle.
+func (c *Comm) Free() error {
+	if _, err := c.handle(); err != nil {
+		return err
+	}
+	if c.kind != commDup {
+		return ErrNotFreeable
+	}
+	h := c.h
+	if err := mpi.Free(&h); err != nil {
+		return mpiErr(err)
+	}
+	*c = Comm{}
+	return nil
+}
+
+// Rank returns the rank of the calling process in c.
+func (c Comm) Rank() (int, error) {
+	h, err := c.handle()
+	if err != nil {
+		return 0, err
+	}
+	r, err := mpi.Rank(h)
+	return r, mpiErr(err)
+}
+
+// Size returns the number of processes in c.
+func (c Comm) Size() (int, error) {
+	h, err := c.handle()
+	if err != nil {
+		return 0, err
+	}
+	s, err := mpi.Size(h)
+	return s, mpiErr(err)
+}
+
+// Barrier blocks until every process of c has called it.
+func (c Comm) Barrier() error {
+	h, err := c.handle()
+	if err != nil {
+		return err
+	}
+	return mpiErr(mpi.Barrier(h))
+}
+
+// Send sends buf to rank dest with tag (a blocking MPI_Send of bytes).
+func (c Comm) Send(buf []byte, dest, tag int) error {
+	h, err := c.handle()
+	if err != nil {
+		return err
+	}
+	return mpiErr(mpi.Send(h, buf, dest, tag))
+}
+
+// Recv receives a message from rank src (or AnySource) with tag (or
+// AnyTag) into buf and returns its length. buf must be large enough for the
+// message.
+func (c Comm) Recv(buf []byte, src, tag int) (n int, err error) {
+	h, err := c.handle()
+	if err != nil {
+		return 0, err
+	}
+	if src == AnySource {
+		src = mpi.AnySource()
+	}
+	if tag == AnyTag {
+		tag = mpi.AnyTag()
+	}
+	st, err := mpi.Recv(h, buf, src, tag)
+	return st.Count, mpiErr(err)
+}

@@ -1,0 +1,112 @@
+package hataori
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/hataori/hataori-go/hataori/internal/mpi"
+)
+
+// ThreadLevel is an MPI thread-support level.
+type ThreadLevel int
+
+// The MPI thread-support levels, in increasing order. Hataori's collective
+// calls need at least ThreadFunneled when the local work runs on other
+// goroutines (a Domain or lanes), since only the calling goroutine makes
+// MPI calls.
+const (
+	ThreadSingle     ThreadLevel = ThreadLevel(mpi.ThreadSingle)
+	ThreadFunneled   ThreadLevel = ThreadLevel(mpi.ThreadFunneled)
+	ThreadSerialized ThreadLevel = ThreadLevel(mpi.ThreadSerialized)
+	ThreadMultiple   ThreadLevel = ThreadLevel(mpi.ThreadMultiple)
+)
+
+// String returns the MPI name of the level.
+func (l ThreadLevel) String() string { return mpi.ThreadLevel(l).String() }
+
+// ErrThreadLevel is returned by InitThread for a level outside
+// ThreadSingle..ThreadMultiple.
+var ErrThreadLevel = errors.New("hataori: invalid thread level")
+
+// ownership records whether Hataori initialised MPI in this process.
+var ownership struct {
+	sync.Mutex
+	owned bool
+}
+
+// InitThread initialises MPI for a program that wants Hataori to do it,
+// asking for thread support level and returning the level MPI provides
+// (which may be lower: check it). If MPI is already initialised (by the
+// program, mpi4py or another library), InitThread does not initialise it
+// again, returns the level in force, and leaves its finalisation to whoever
+// initialised it.
+//
+// The goroutine that calls InitThread becomes the MPI main thread and must
+// make every later MPI call, Hataori's included. Go moves goroutines
+// between OS threads, so a program that uses MPI must lock its main
+// goroutine to the main thread before main runs:
+//
+//	func init() { runtime.LockOSThread() }
+//
+// and call InitThread, the collective calls and Finalize from main.
+//
+// After initialising, InitThread checks that the launcher started the
+// number of processes MPI sees (a program started by the other MPI's
+// launcher comes up as a set of single-process jobs) and returns an error
+// explaining the mismatch if not.
+func InitThread(level ThreadLevel) (ThreadLevel, error) {
+	if level < ThreadSingle || level > ThreadMultiple {
+		return ThreadSingle, fmt.Errorf("%w: %d (want ThreadSingle..ThreadMultiple)", ErrThreadLevel, int(level))
+	}
+	ok, err := mpi.Initialized()
+	if err != nil {
+		return ThreadSingle, mpiErr(err)
+	}
+	if ok {
+		got, err := mpi.QueryThread()
+		return ThreadLevel(got), mpiErr(err)
+	}
+	got, err := mpi.InitThread(mpi.ThreadLevel(level))
+	if err != nil {
+		return ThreadSingle, mpiErr(err)
+	}
+	ownership.Lock()
+	ownership.owned = true
+	ownership.Unlock()
+	return ThreadLevel(got), mpiErr(mpi.CheckLauncher(mpi.World()))
+}
+
+// Initialized reports whether MPI is initialised and not yet finalised
+// (ErrNoMPI without an MPI backend).
+func Initialized() (bool, error) {
+	ok, err := mpi.Initialized()
+	if err != nil || !ok {
+		return false, mpiErr(err)
+	}
+	done, err := mpi.Finalized()
+	return !done, mpiErr(err)
+}
+
+// Finalize finalises MPI if InitThread initialised it, from the MPI main
+// thread; after it no MPI call is possible. It does nothing and returns nil
+// when MPI was initialised by someone else (they finalise it) or is already
+// finalised. It returns ErrNoMPI without an MPI backend.
+func Finalize() error {
+	if mpi.Backend() == "none" {
+		return ErrNoMPI
+	}
+	ownership.Lock()
+	defer ownership.Unlock()
+	if !ownership.owned {
+		return nil
+	}
+	done, err := mpi.Finalized()
+	if err != nil {
+		return mpiErr(err)
+	}
+	if done {
+		return nil
+	}
+	return mpiErr(mpi.Finalize())
+}

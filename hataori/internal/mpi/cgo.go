@@ -1,0 +1,258 @@
+//go:build mpicgo && !mpirt
+
+package mpi
+
+/*
+#cgo noescape hataori_send
+#cgo nocallback hataori_send
+#cgo noescape hataori_recv
+#cgo nocallback hataori_recv
+#cgo noescape hataori_probe
+#cgo nocallback hataori_probe
+#cgo noescape hataori_iprobe
+#cgo nocallback hataori_iprobe
+#cgo noescape hataori_bcast
+#cgo nocallback hataori_bcast
+#cgo noescape hataori_allreduce_min_i32
+#cgo nocallback hataori_allreduce_min_i32
+#cgo noescape hataori_allreduce_min_i64
+#cgo nocallback hataori_allreduce_min_i64
+#include "cgo_helpers.h"
+*/
+import "C"
+
+import (
+	"os"
+	"unsafe"
+)
+
+// zero gives empty buffers a valid, non-nil address.
+var zero [1]byte
+
+// bufPtr returns a valid address for buf (never nil) and its length.
+func bufPtr(fn string, buf []byte) (unsafe.Pointer, C.int, error) {
+	if len(buf) > maxCount {
+		return nil, 0, countErr(fn, len(buf))
+	}
+	if len(buf) == 0 {
+		return unsafe.Pointer(&zero[0]), 0, nil
+	}
+	return unsafe.Pointer(&buf[0]), C.int(len(buf)), nil
+}
+
+// check turns an MPI return code into an *Error.
+func check(fn string, rc C.int) error {
+	if rc == C.MPI_SUCCESS {
+		return nil
+	}
+	var buf [C.MPI_MAX_ERROR_STRING + 1]C.char
+	var n C.int
+	msg := ""
+	if C.MPI_Error_string(rc, &buf[0], &n) == C.MPI_SUCCESS && n > 0 {
+		msg = C.GoStringN(&buf[0], n)
+	}
+	return &Error{Func: fn, Code: int(rc), Msg: msg}
+}
+
+// Backend names the backend compiled in: "mpicgo".
+func Backend() string { return "mpicgo" }
+
+// LinkedMPI names the MPI the binary is linked against: "openmpi" or
+// "mpich" (or "unknown").
+func LinkedMPI() string { return C.GoString(C.hataori_linked_mpi()) }
+
+// Load does nothing under mpicgo: the library is linked.
+func Load() error { return nil }
+
+// InitThread initialises MPI with the required thread level and returns
+// the level provided.
+func InitThread(required ThreadLevel) (ThreadLevel, error) {
+	if required < ThreadSingle || required > ThreadMultiple {
+		return ThreadSingle, levelErr(required)
+	}
+	var provided C.int
+	if err := check("MPI_Init_thread", C.hataori_init_thread(C.int(required), &provided)); err != nil {
+		return ThreadSingle, err
+	}
+	return ThreadLevel(provided), nil
+}
+
+// Initialized reports whether MPI has been initialised.
+func Initialized() (bool, error) {
+	var f C.int
+	err := check("MPI_Initialized", C.MPI_Initialized(&f))
+	return f != 0, err
+}
+
+// Finalized reports whether MPI has been finalised.
+func Finalized() (bool, error) {
+	var f C.int
+	err := check("MPI_Finalized", C.MPI_Finalized(&f))
+	return f != 0, err
+}
+
+// Finalize finalises MPI.
+func Finalize() error {
+	assertMain("MPI_Finalize")
+	return check("MPI_Finalize", C.MPI_Finalize())
+}
+
+// QueryThread returns the thread level MPI provides.
+func QueryThread() (ThreadLevel, error) {
+	assertMain("MPI_Query_thread")
+	var l C.int
+	err := check("MPI_Query_thread", C.hataori_query_thread(&l))
+	return ThreadLevel(l), err
+}
+
+// IsThreadMain reports whether the calling OS thread is the MPI main
+// thread. It may be called from any thread.
+func IsThreadMain() (bool, error) {
+	var f C.int
+	err := check("MPI_Is_thread_main", C.MPI_Is_thread_main(&f))
+	return f != 0, err
+}
+
+// World returns MPI_COMM_WORLD.
+func World() Handle { return Handle(C.hataori_comm_world()) }
+
+// Dup duplicates c.
+func Dup(c Handle) (Handle, error) {
+	assertMain("MPI_Comm_dup")
+	var out C.uintptr_t
+	if err := check("MPI_Comm_dup", C.hataori_comm_dup(C.uintptr_t(c), &out)); err != nil {
+		return 0, err
+	}
+	return Handle(out), nil
+}
+
+// Free frees *c and sets it to MPI_COMM_NULL.
+func Free(c *Handle) error {
+	assertMain("MPI_Comm_free")
+	h := C.uintptr_t(*c)
+	err := check("MPI_Comm_free", C.hataori_comm_free(&h))
+	*c = Handle(h)
+	return err
+}
+
+// Rank returns the rank of the caller in c.
+func Rank(c Handle) (int, error) {
+	assertMain("MPI_Comm_rank")
+	var r C.int
+	err := check("MPI_Comm_rank", C.hataori_comm_rank(C.uintptr_t(c), &r))
+	return int(r), err
+}
+
+// Size returns the number of processes in c.
+func Size(c Handle) (int, error) {
+	assertMain("MPI_Comm_size")
+	var s C.int
+	err := check("MPI_Comm_size", C.hataori_comm_size(C.uintptr_t(c), &s))
+	return int(s), err
+}
+
+// Send sends buf as MPI_BYTEs to dest with tag (blocking standard mode).
+func Send(c Handle, buf []byte, dest, tag int) error {
+	assertMain("MPI_Send")
+	p, n, err := bufPtr("MPI_Send", buf)
+	if err != nil {
+		return err
+	}
+	return check("MPI_Send", C.hataori_send(p, n, C.int(dest), C.int(tag), C.uintptr_t(c)))
+}
+
+// Recv receives into buf from src with tag (AnySource / AnyTag allowed).
+func Recv(c Handle, buf []byte, src, tag int) (Status, error) {
+	assertMain("MPI_Recv")
+	p, n, err := bufPtr("MPI_Recv", buf)
+	if err != nil {
+		return Status{}, err
+	}
+	var out [3]C.int
+	if err := check("MPI_Recv", C.hataori_recv(p, n, C.int(src), C.int(tag), C.uintptr_t(c), &out[0])); err != nil {
+		return Status{}, err
+	}
+	return Status{Source: int(out[0]), Tag: int(out[1]), Count: int(out[2])}, nil
+}
+
+// Probe blocks until a message from src with tag can be received and
+// describes it.
+func Probe(c Handle, src, tag int) (Status, error) {
+	assertMain("MPI_Probe")
+	var out [3]C.int
+	if err := check("MPI_Probe", C.hataori_probe(C.int(src), C.int(tag), C.uintptr_t(c), &out[0])); err != nil {
+		return Status{}, err
+	}
+	return Status{Source: int(out[0]), Tag: int(out[1]), Count: int(out[2])}, nil
+}
+
+// Iprobe reports whether a message from src with tag can be received, and
+// describes it if so.
+func Iprobe(c Handle, src, tag int) (bool, Status, error) {
+	assertMain("MPI_Iprobe")
+	var out [4]C.int
+	if err := check("MPI_Iprobe", C.hataori_iprobe(C.int(src), C.int(tag), C.uintptr_t(c), &out[0])); err != nil {
+		return false, Status{}, err
+	}
+	if out[3] == 0 {
+		return false, Status{}, nil
+	}
+	return true, Status{Source: int(out[0]), Tag: int(out[1]), Count: int(out[2])}, nil
+}
+
+// AnySource returns MPI_ANY_SOURCE.
+func AnySource() int { return int(C.hataori_any_source()) }
+
+// AnyTag returns MPI_ANY_TAG.
+func AnyTag() int { return int(C.hataori_any_tag()) }
+
+// AllreduceMinInt32 returns the minimum of v over c.
+func AllreduceMinInt32(c Handle, v int32) (int32, error) {
+	assertMain("MPI_Allreduce")
+	var out C.int32_t
+	err := check("MPI_Allreduce", C.hataori_allreduce_min_i32(C.int32_t(v), &out, C.uintptr_t(c)))
+	return int32(out), err
+}
+
+// AllreduceMinInt64 returns the minimum of v over c.
+func AllreduceMinInt64(c Handle, v int64) (int64, error) {
+	assertMain("MPI_Allreduce")
+	var out C.int64_t
+	err := check("MPI_Allreduce", C.hataori_allreduce_min_i64(C.int64_t(v), &out, C.uintptr_t(c)))
+	return int64(out), err
+}
+
+// Bcast broadcasts buf from root to every process of c; every process
+// passes a buffer of the same length.
+func Bcast(c Handle, buf []byte, root int) error {
+	assertMain("MPI_Bcast")
+	p, n, err := bufPtr("MPI_Bcast", buf)
+	if err != nil {
+		return err
+	}
+	return check("MPI_Bcast", C.hataori_bcast(p, n, C.int(root), C.uintptr_t(c)))
+}
+
+// Barrier blocks until every process of c has entered it.
+func Barrier(c Handle) error {
+	assertMain("MPI_Barrier")
+	return check("MPI_Barrier", C.hataori_barrier(C.uintptr_t(c)))
+}
+
+// Abort aborts every process of c with code. It does not return: if
+// MPI_Abort returns, the process exits with code.
+func Abort(c Handle, code int) {
+	C.hataori_abort(C.uintptr_t(c), C.int(code))
+	os.Exit(code)
+}
+
+// CheckLauncher fails when the launcher announced a world size different
+// from the size of c (a binary started by another MPI's launcher comes up
+// as singletons).
+func CheckLauncher(c Handle) error {
+	size, err := Size(c)
+	if err != nil {
+		return err
+	}
+	return checkLauncher(size, LinkedMPI())
+}

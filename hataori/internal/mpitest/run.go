@@ -1,0 +1,214 @@
+package mpitest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// DefaultTimeout bounds a job whose Config.Timeout is zero.
+const DefaultTimeout = 60 * time.Second
+
+// AnyFailure as Config.ExitCode expects the job to fail with any nonzero
+// exit code.
+const AnyFailure = -1
+
+// Config describes one multi-rank job.
+type Config struct {
+	// Ranks is the number of processes (at least 1).
+	Ranks int
+	// Timeout bounds the whole job, launcher start-up included; on expiry
+	// the job's process group is killed and the test fails with the
+	// output so far. Zero means DefaultTimeout.
+	Timeout time.Duration
+	// Test is the name of the top-level test function the ranks run; it
+	// is passed as -test.run=^Test$.
+	Test string
+	// Env is added to the ranks' environment ("KEY=value").
+	Env []string
+	// ExitCode is the exit code the job must end with. Zero expects
+	// success, in which case every rank must report that Test passed and
+	// no output line may show a failure or a panic. A nonzero value (or
+	// AnyFailure) expects that failure and checks only the code and Want.
+	ExitCode int
+	// Want lists substrings the job's combined output must contain.
+	Want []string
+	// Mismatch starts the ranks under the OTHER MPI's launcher (the
+	// Open MPI library under mpiexec.mpich and the MPICH library under
+	// mpirun), to test the detection of that mistake.
+	Mismatch bool
+}
+
+// Run runs cfg.Test as an MPI job of cfg.Ranks processes under every
+// launcher/library pairing usable with this build's backend, each as a
+// subtest named after the pairing and the rank count. It must be called in
+// the parent process (Child() false).
+func Run(t *testing.T, cfg Config) {
+	t.Helper()
+	if Child() {
+		t.Fatal("mpitest.Run called inside a rank: guard the parent code with if !mpitest.Child()")
+	}
+	if cfg.Ranks < 1 || cfg.Test == "" {
+		t.Fatalf("mpitest.Run: invalid config %+v: need Ranks >= 1 and Test", cfg)
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	ps, why := pairings(cfg.Mismatch)
+	if len(ps) == 0 {
+		t.Skipf("skipping multi-rank test %s: %s", cfg.Test, why)
+	}
+	for _, p := range ps {
+		t.Run(p.name(cfg.Ranks), func(t *testing.T) {
+			bin, env, missing := p.prepare()
+			if missing != "" {
+				if required() {
+					t.Fatalf("MPI is required (%s=1) but unavailable: %s", RequireEnv, missing)
+				}
+				t.Skipf("MPI unavailable, skipping: %s (set %s=1 to make this a failure)", missing, RequireEnv)
+			}
+			runJob(t, bin, p, env, cfg)
+		})
+	}
+}
+
+// ExpectExit runs cfg like Run but expects every job to end with exit code
+// code (for example the MPI_Abort code of a deliberate failure).
+func ExpectExit(t *testing.T, cfg Config, code int) {
+	t.Helper()
+	cfg.ExitCode = code
+	Run(t, cfg)
+}
+
+// jobResult is the outcome of one job.
+type jobResult struct {
+	desc     string
+	output   string
+	code     int
+	elapsed  time.Duration
+	timedOut bool
+	err      error // the job could not be started or waited for
+}
+
+// runJob runs one job and checks its outcome.
+func runJob(t *testing.T, bin string, p pairing, env []string, cfg Config) {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatalf("cannot find the test binary: %v", err)
+	}
+	r := startJob(bin, p, env, self, cfg)
+	switch {
+	case r.timedOut:
+		t.Fatalf("%s: killed after the %s timeout; output so far:\n%s", r.desc, cfg.Timeout, r.output)
+	case r.err != nil:
+		t.Fatalf("%s: %v\n%s", r.desc, r.err, r.output)
+	}
+	t.Logf("%s: exit code %d after %s; output:\n%s", r.desc, r.code, r.elapsed.Round(time.Millisecond), r.output)
+	if problem := check(cfg, r.code, r.output); problem != "" {
+		t.Errorf("%s: %s (output above)", r.desc, problem)
+	}
+}
+
+// startJob runs program under the pairing's launcher with cfg.Timeout as
+// a hard limit: on expiry the launcher's whole process group is killed.
+func startJob(bin string, p pairing, env []string, program string, cfg Config) jobResult {
+	args := append(p.launcher.args(cfg.Ranks), program,
+		"-test.run=^"+cfg.Test+"$", "-test.count=1", "-test.v=true",
+		// The child's own timeout fires first and dumps its goroutines.
+		fmt.Sprintf("-test.timeout=%s", cfg.Timeout*9/10))
+	ctx, cancel := context.WithTimeout(context.Background(), cfg.Timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	ownGroup(cmd)
+	cmd.WaitDelay = 5 * time.Second
+	cmd.Env = append(append(append(os.Environ(), ChildEnv+"=1"), env...), cfg.Env...)
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	start := time.Now()
+	runErr := cmd.Run()
+	r := jobResult{
+		desc:     fmt.Sprintf("%s %s (%d ranks)", p.launcher.bin, cfg.Test, cfg.Ranks),
+		output:   out.String(),
+		elapsed:  time.Since(start),
+		timedOut: ctx.Err() != nil,
+	}
+	if runErr != nil && !r.timedOut {
+		var ee *exec.ExitError
+		if errors.As(runErr, &ee) {
+			r.code = ee.ExitCode()
+		} else {
+			r.err = runErr
+		}
+	}
+	return r
+}
+
+// check returns what is wrong with a job's outcome, or "".
+func check(cfg Config, code int, output string) string {
+	for _, w := range cfg.Want {
+		if !strings.Contains(output, w) {
+			return fmt.Sprintf("output lacks %q", w)
+		}
+	}
+	switch {
+	case cfg.ExitCode == AnyFailure:
+		if code == 0 {
+			return "exit code 0, want a failure"
+		}
+		return ""
+	case cfg.ExitCode != 0:
+		if code != cfg.ExitCode {
+			return fmt.Sprintf("exit code %d, want %d", code, cfg.ExitCode)
+		}
+		return ""
+	}
+	if code != 0 {
+		return fmt.Sprintf("exit code %d", code)
+	}
+	passed := 0
+	for _, line := range strings.Split(output, "\n") {
+		body := stripRankPrefix(line)
+		switch {
+		case strings.HasPrefix(body, "--- FAIL"), body == "FAIL", strings.HasPrefix(body, "FAIL\t"):
+			return "a rank failed: " + strings.TrimSpace(line)
+		case strings.HasPrefix(body, "panic:"):
+			return "a rank panicked: " + strings.TrimSpace(line)
+		case strings.Contains(body, "no tests to run"):
+			return fmt.Sprintf("no test matched -test.run=^%s$", cfg.Test)
+		case strings.HasPrefix(body, "--- PASS: "+cfg.Test+" "):
+			passed++
+		}
+	}
+	if passed != cfg.Ranks {
+		return fmt.Sprintf("%d of %d ranks reported --- PASS: %s", passed, cfg.Ranks, cfg.Test)
+	}
+	return ""
+}
+
+// stripRankPrefix removes the rank prefix a launcher puts before each
+// output line: "[1,0]<stdout>:" (Open MPI --tag-output) or "[0] "
+// (mpiexec.mpich -l).
+func stripRankPrefix(line string) string {
+	if !strings.HasPrefix(line, "[") {
+		return line
+	}
+	end := strings.Index(line, "]")
+	if end < 0 {
+		return line
+	}
+	rest := line[end+1:]
+	for _, tag := range []string{"<stdout>:", "<stderr>:"} {
+		if strings.HasPrefix(rest, tag) {
+			return rest[len(tag):]
+		}
+	}
+	return strings.TrimPrefix(rest, " ")
+}
