@@ -74,6 +74,7 @@ func InitThread(required ThreadLevel) (ThreadLevel, error) {
 	if err := check("MPI_Init_thread", C.hataori_init_thread(C.int(required), &provided)); err != nil {
 		return ThreadSingle, err
 	}
+	recordInitThread()
 	return ThreadLevel(provided), nil
 }
 

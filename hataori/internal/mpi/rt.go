@@ -126,6 +126,7 @@ func InitThread(required ThreadLevel) (ThreadLevel, error) {
 	if err != nil {
 		return ThreadSingle, wrap(err)
 	}
+	recordInitThread()
 	return fromNative(l, p), nil
 }
 

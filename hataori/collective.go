@@ -1,0 +1,227 @@
+package hataori
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"os"
+
+	"github.com/hataori/hataori-go/hataori/internal/errmsg"
+	"github.com/hataori/hataori-go/hataori/internal/mpi"
+)
+
+// Exit codes with which a collective call aborts the whole MPI job
+// (MPI_Abort) when it meets a failure it cannot turn into an error returned
+// identically on every rank.
+const (
+	// ExitPanic: a callback panicked inside a collective call.
+	ExitPanic = 70
+	// ExitTransport: an MPI call failed inside a collective call, so the
+	// ranks can no longer agree on an outcome.
+	ExitTransport = 71
+	// ExitProtocol: an internal protocol invariant or error key failed.
+	ExitProtocol = 72
+)
+
+// collective is the per-call state shared by Pmap and the placement
+// helpers: a private duplicate of the caller's communicator (so the caller's
+// own messages are never consumed), with this rank's rank and the size.
+//
+// Every method makes MPI calls and must run on the MPI main thread. An error
+// returned by a method other than a *wire.Error from recvFrame is an MPI
+// (transport) failure: the ranks can no longer converge and the caller must
+// abort the job with abortTransport.
+type collective struct {
+	comm       mpi.Handle
+	rank, size int
+}
+
+// openCollectiveOn duplicates h and reads rank and size. On failure nothing
+// is left allocated.
+func openCollectiveOn(h mpi.Handle) (*collective, error) {
+	d, err := mpi.Dup(h)
+	if err != nil {
+		return nil, err
+	}
+	k := &collective{comm: d}
+	if k.rank, err = mpi.Rank(d); err == nil {
+		k.size, err = mpi.Size(d)
+	}
+	if err != nil {
+		_ = mpi.Free(&d)
+		return nil, err
+	}
+	return k, nil
+}
+
+// close frees the private duplicate.
+func (k *collective) close() error {
+	return mpi.Free(&k.comm)
+}
+
+// abortTransport reports err on stderr and aborts the job with
+// ExitTransport. It does not return.
+func (k *collective) abortTransport(err error) {
+	abortJob(k.comm, ExitTransport, fmt.Sprintf("unrecoverable MPI failure in a collective call: %v", err))
+}
+
+// abortProtocol reports an internal protocol failure and aborts the job with
+// ExitProtocol. It does not return.
+func (k *collective) abortProtocol(msg string) {
+	abortJob(k.comm, ExitProtocol, "internal protocol failure in a collective call: "+msg)
+}
+
+// abortJob writes msg to stderr and calls MPI_Abort on h with code.
+func abortJob(h mpi.Handle, code int, msg string) {
+	fmt.Fprintf(os.Stderr, "hataori: %s; aborting the MPI job with exit code %d\n", msg, code)
+	mpi.Abort(h, code)
+	os.Exit(code) // not reached: MPI_Abort does not return
+}
+
+// failure is a local preflight failure, agreed collectively by agree.
+type failure struct {
+	// Code is a small ordinal (the fail* constants) naming the check.
+	Code int32
+	// Message explains the failure; it is bounded before transmission.
+	Message string
+}
+
+// Preflight failure codes shared by Pmap and the placement helpers.
+const (
+	failRoot      int32 = iota + 1 // root out of range or not identical everywhere
+	failOptions                    // options or operation differ between ranks
+	failPayload                    // payload present on the wrong rank(s) or wrong shard count
+	failBusy                       // domain/executor admission refused
+	failThread                     // not the MPI main thread, or thread level too low
+	failEncode                     // a payload failed to encode or exceeds the wire limit
+	failContext                    // the caller's context was already done
+	failDomain                     // domain or mode invalid
+	failReentrant                  // a collective call is already active on this thread
+)
+
+// agreedFailure is the preflight failure every rank returns: the lowest
+// failing rank's code and bounded message.
+type agreedFailure struct {
+	Rank    int
+	Code    int32
+	Message string
+}
+
+// agree converges local preflight outcomes: each rank contributes its rank
+// if it failed and the size if it passed to a signed MIN; when some rank
+// failed, the lowest failing rank broadcasts its code and bounded message.
+// Every rank returns the same *agreedFailure, or nil when all passed.
+func (k *collective) agree(local *failure) (*agreedFailure, error) {
+	v := int32(k.size)
+	if local != nil {
+		v = int32(k.rank)
+	}
+	w, err := mpi.AllreduceMinInt32(k.comm, v)
+	if err != nil {
+		return nil, err
+	}
+	if int(w) == k.size {
+		return nil, nil
+	}
+	if w < 0 || int(w) > k.size {
+		return nil, fmt.Errorf("preflight reduction returned %d for world size %d", w, k.size)
+	}
+	var code int32
+	var msg string
+	if int(w) == k.rank {
+		code, msg = local.Code, local.Message
+	}
+	code, msg, err = k.bcastCoded(int(w), code, msg)
+	if err != nil {
+		return nil, err
+	}
+	return &agreedFailure{Rank: int(w), Code: code, Message: msg}, nil
+}
+
+// agreeInt64 reports whether every rank passed the same v: MIN(v) and
+// MIN(^v) (^v = -v-1 reverses the order without overflow, so MIN(^v) =
+// ^MAX(v)) agree exactly when the minimum equals the maximum.
+func (k *collective) agreeInt64(v int64) (bool, error) {
+	lo, err := mpi.AllreduceMinInt64(k.comm, v)
+	if err != nil {
+		return false, err
+	}
+	hiNot, err := mpi.AllreduceMinInt64(k.comm, ^v)
+	if err != nil {
+		return false, err
+	}
+	return lo == ^hiNot, nil
+}
+
+// noError is the convergence key of a rank that has nothing to report.
+const noError = math.MaxInt64
+
+// converge is the final error convergence of a collective call: a signed
+// MIN over key (noError when this rank has no error; otherwise a
+// non-negative key whose value modulo size is the reporting rank), then the
+// winning rank broadcasts its bounded message. Every rank returns the same
+// (winKey, winMsg); winKey is noError when no rank reported.
+func (k *collective) converge(key int64, msg string) (int64, string, error) {
+	w, _, m, err := k.convergeCoded(key, 0, msg)
+	return w, m, err
+}
+
+// convergeCoded is converge with a small code (for example an error kind)
+// broadcast by the winner together with its message.
+func (k *collective) convergeCoded(key int64, code int32, msg string) (int64, int32, string, error) {
+	if key < 0 {
+		return 0, 0, "", fmt.Errorf("negative error key %d", key)
+	}
+	w, err := mpi.AllreduceMinInt64(k.comm, key)
+	if err != nil {
+		return 0, 0, "", err
+	}
+	if w == noError {
+		return noError, 0, "", nil
+	}
+	if w < 0 {
+		return 0, 0, "", fmt.Errorf("error convergence returned negative key %d", w)
+	}
+	winner := int(w % int64(k.size))
+	if winner == k.rank && w != key {
+		return 0, 0, "", fmt.Errorf("error key %d names this rank, which reported %d", w, key)
+	}
+	code, out, err := k.bcastCoded(winner, code, msg)
+	if err != nil {
+		return 0, 0, "", err
+	}
+	return w, code, out, nil
+}
+
+// bcastCoded broadcasts (code, errmsg.Bound(msg)) from root: an 8-byte
+// prefix (code int32, length uint32, little-endian), then the bytes.
+func (k *collective) bcastCoded(root int, code int32, msg string) (int32, string, error) {
+	var pre [8]byte
+	if k.rank == root {
+		msg = errmsg.Bound(msg)
+		binary.LittleEndian.PutUint32(pre[0:], uint32(code))
+		binary.LittleEndian.PutUint32(pre[4:], uint32(len(msg)))
+	}
+	if err := mpi.Bcast(k.comm, pre[:], root); err != nil {
+		return 0, "", err
+	}
+	code = int32(binary.LittleEndian.Uint32(pre[0:]))
+	n := binary.LittleEndian.Uint32(pre[4:])
+	if n > errmsg.Max {
+		return 0, "", fmt.Errorf("broadcast message length %d exceeds %d", n, errmsg.Max)
+	}
+	if n == 0 {
+		return code, "", nil
+	}
+	buf := make([]byte, n)
+	if k.rank == root {
+		copy(buf, msg)
+	}
+	if err := mpi.Bcast(k.comm, buf, root); err != nil {
+		return 0, "", err
+	}
+	if k.rank == root {
+		return code, msg, nil
+	}
+	return code, string(buf), nil
+}

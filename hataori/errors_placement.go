@@ -1,0 +1,79 @@
+package hataori
+
+import (
+	"errors"
+	"fmt"
+)
+
+// PlacementKind classifies a PlacementError.
+type PlacementKind int
+
+// The placement failure kinds.
+const (
+	// PlacementPreflight: the collective preflight failed on some rank
+	// (root out of range or different between ranks, a different operation,
+	// a value supplied on the wrong rank, a wrong shard count, a payload that
+	// failed to encode or exceeds the wire limit, or a context already done).
+	// No data frame was sent.
+	PlacementPreflight PlacementKind = iota + 1
+	// PlacementWire: a received frame or payload was malformed or could not
+	// be decoded into the receiver's type.
+	PlacementWire
+	// PlacementProtocol: a well-formed frame broke the placement protocol
+	// (unexpected message kind or item count).
+	PlacementProtocol
+)
+
+// String returns "preflight", "wire" or "protocol".
+func (k PlacementKind) String() string {
+	switch k {
+	case PlacementPreflight:
+		return "preflight"
+	case PlacementWire:
+		return "wire"
+	case PlacementProtocol:
+		return "protocol"
+	}
+	return fmt.Sprintf("PlacementKind(%d)", int(k))
+}
+
+// Sentinels matched by errors.Is against a *PlacementError of the same kind.
+var (
+	ErrPlacementPreflight = errors.New("hataori: placement preflight failed")
+	ErrPlacementWire      = errors.New("hataori: placement wire error")
+	ErrPlacementProtocol  = errors.New("hataori: placement protocol error")
+)
+
+// PlacementError is the error Broadcast, Scatter and Gather return. It is
+// converged collectively: every rank of the call returns an equal
+// PlacementError (same Kind, Rank, Op and Message).
+type PlacementError struct {
+	// Kind classifies the failure.
+	Kind PlacementKind
+	// Rank is the lowest rank that reported a failure; the message is its.
+	Rank int
+	// Op is the operation: "Broadcast", "Scatter" or "Gather".
+	Op string
+	// Message describes the failure, at most 4096 bytes of UTF-8.
+	Message string
+}
+
+// Error returns a one-line description naming the operation, kind, rank and
+// message.
+func (e *PlacementError) Error() string {
+	return fmt.Sprintf("hataori: %s %s error reported by rank %d: %s", e.Op, e.Kind, e.Rank, e.Message)
+}
+
+// Is reports whether target is the sentinel of e's kind
+// (ErrPlacementPreflight, ErrPlacementWire or ErrPlacementProtocol).
+func (e *PlacementError) Is(target error) bool {
+	switch target {
+	case ErrPlacementPreflight:
+		return e.Kind == PlacementPreflight
+	case ErrPlacementWire:
+		return e.Kind == PlacementWire
+	case ErrPlacementProtocol:
+		return e.Kind == PlacementProtocol
+	}
+	return false
+}

@@ -1,0 +1,256 @@
+package wire
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"reflect"
+	"sync/atomic"
+
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+var encodeCalls, decodeCalls atomic.Uint64
+
+// Counts returns how many times EncodeItems/EncodeValue (encodes) and
+// DecodeItems/DecodeValue (decodes) have been called in this process. Tests
+// use it to show that a path moves nothing through the codec.
+func Counts() (encodes, decodes uint64) {
+	return encodeCalls.Load(), decodeCalls.Load()
+}
+
+// appendWriter is an io.Writer and io.ByteWriter appending to a byte slice.
+type appendWriter struct{ b []byte }
+
+func (w *appendWriter) Write(p []byte) (int, error) {
+	w.b = append(w.b, p...)
+	return len(p), nil
+}
+
+func (w *appendWriter) WriteByte(c byte) error {
+	w.b = append(w.b, c)
+	return nil
+}
+
+func newEncoder(w io.Writer) *msgpack.Encoder {
+	enc := msgpack.NewEncoder(w)
+	enc.SetSortMapKeys(true)
+	return enc
+}
+
+// encoder appends values of one type T to a payload.
+type encoder[T any] struct {
+	shape bulkShape
+	w     appendWriter
+	enc   *msgpack.Encoder
+	base  int // len(dst) when encoding began
+}
+
+func newValueEncoder[T any](dst []byte) *encoder[T] {
+	return &encoder[T]{shape: shapeOf(reflect.TypeFor[T]()), w: appendWriter{b: dst}, base: len(dst)}
+}
+
+func (e *encoder[T]) add(v T) error {
+	room := PayloadLimit() - int64(len(e.w.b)-e.base)
+	if e.shape.ok {
+		b, err := appendBulk(e.w.b, reflect.ValueOf(&v).Elem(), e.shape, room)
+		e.w.b = b
+		return err
+	}
+	if e.enc == nil {
+		e.enc = newEncoder(&e.w)
+	}
+	if err := e.enc.Encode(v); err != nil {
+		return &Error{Kind: ErrEncode, Detail: "msgpack encode of " + typeName[T](), Err: err}
+	}
+	if int64(len(e.w.b)-e.base) > PayloadLimit() {
+		return errorf(ErrLength, nil, "encoded payload of %d bytes exceeds limit %d", len(e.w.b)-e.base, PayloadLimit())
+	}
+	return nil
+}
+
+func typeName[T any]() string { return reflect.TypeFor[T]().String() }
+
+// EncodeValue appends the payload encoding of v to dst and returns the
+// extended slice. Reserve HeaderSize bytes at the front of dst to send header
+// and payload as one message without a copy. It fails with ErrEncode when
+// msgpack cannot encode v and with ErrLength when the payload would exceed
+// PayloadLimit; on failure the returned slice is dst's prefix and must not be
+// sent.
+func EncodeValue[T any](dst []byte, v T) ([]byte, error) {
+	encodeCalls.Add(1)
+	e := newValueEncoder[T](dst)
+	if err := e.add(v); err != nil {
+		return dst, err
+	}
+	return e.w.b, nil
+}
+
+// EncodeItems appends the payloads of items, one after another, to dst and
+// returns the extended slice; the item count travels in the frame header.
+// Errors are as for EncodeValue.
+func EncodeItems[T any](dst []byte, items []T) ([]byte, error) {
+	encodeCalls.Add(1)
+	e := newValueEncoder[T](dst)
+	for i := range items {
+		if err := e.add(items[i]); err != nil {
+			var we *Error
+			if errors.As(err, &we) {
+				we.Detail = "item " + itoa(i) + ": " + we.Detail
+			}
+			return dst, err
+		}
+	}
+	return e.w.b, nil
+}
+
+// decoder reads values of one type T from a payload.
+type decoder[T any] struct {
+	shape bulkShape
+	typ   reflect.Type
+	p     []byte
+	count int  // values the payload must hold (checked by validate)
+	alias bool // bulk values may alias p (the caller handed p over)
+	r     *bytes.Reader
+	dec   *msgpack.Decoder
+}
+
+func newValueDecoder[T any](p []byte, count int) *decoder[T] {
+	t := reflect.TypeFor[T]()
+	return &decoder[T]{shape: shapeOf(t), typ: t, p: p, count: count}
+}
+
+// remaining is the number of undecoded bytes.
+func (d *decoder[T]) remaining() int {
+	if d.r != nil {
+		return d.r.Len()
+	}
+	return len(d.p)
+}
+
+func (d *decoder[T]) next() (T, error) {
+	var v T
+	if d.shape.ok {
+		rv, n, err := readBulk(d.p, d.typ, d.shape, d.alias)
+		if err != nil {
+			return v, err
+		}
+		d.p = d.p[n:]
+		reflect.ValueOf(&v).Elem().Set(rv)
+		return v, nil
+	}
+	if d.dec == nil {
+		if err := validate(d.p, d.count); err != nil {
+			return v, err
+		}
+		d.r = bytes.NewReader(d.p)
+		d.dec = msgpack.NewDecoder(d.r)
+	}
+	if d.r.Len() == 0 {
+		return v, errorf(ErrTruncated, nil, "missing %s value", typeName[T]())
+	}
+	if err := d.dec.Decode(&v); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return v, &Error{Kind: ErrTruncated, Detail: "payload ends inside a " + typeName[T]() + " value", Err: err}
+		}
+		return v, &Error{Kind: ErrDecode, Detail: "msgpack decode into " + typeName[T](), Err: err}
+	}
+	return v, nil
+}
+
+// DecodeValue decodes a payload holding exactly one value. Bytes left over
+// are ErrTrailing. The result never shares memory with payload.
+func DecodeValue[T any](payload []byte) (T, error) {
+	return decodeValue[T](payload, false)
+}
+
+// DecodeValueOwned is DecodeValue for a payload the caller hands over and
+// never uses again: a value on the bulk path aliases payload's memory
+// instead of copying it when its data is aligned for the element type (see
+// AlignPad), so receiving a large numeric slice costs no copy beyond MPI's.
+func DecodeValueOwned[T any](payload []byte) (T, error) {
+	return decodeValue[T](payload, true)
+}
+
+func decodeValue[T any](payload []byte, alias bool) (T, error) {
+	decodeCalls.Add(1)
+	d := newValueDecoder[T](payload, 1)
+	d.alias = alias
+	v, err := d.next()
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	if n := d.remaining(); n != 0 {
+		var zero T
+		return zero, errorf(ErrTrailing, nil, "%d bytes after the value", n)
+	}
+	return v, nil
+}
+
+// DecodeItems decodes a payload holding exactly count values. A negative
+// count, or a count larger than the payload's size (every value takes at
+// least one byte), is ErrCount; a payload that ends early is ErrTruncated;
+// bytes left over are ErrTrailing. The result is non-nil, even for count 0.
+func DecodeItems[T any](payload []byte, count int) ([]T, error) {
+	decodeCalls.Add(1)
+	if count < 0 || count > len(payload) {
+		return nil, errorf(ErrCount, nil, "%d items cannot be in a %d-byte payload", count, len(payload))
+	}
+	d := newValueDecoder[T](payload, count)
+	out := make([]T, 0, count)
+	for i := 0; i < count; i++ {
+		v, err := d.next()
+		if err != nil {
+			var we *Error
+			if errors.As(err, &we) {
+				we.Detail = "item " + itoa(i) + ": " + we.Detail
+			}
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	if n := d.remaining(); n != 0 {
+		return nil, errorf(ErrTrailing, nil, "%d bytes after %d items", n, count)
+	}
+	return out, nil
+}
+
+// AlignPad returns how many bytes to leave free in front of a received
+// frame, in a buffer whose start is 8-byte aligned, so that a bulk value's
+// data in a payload of payloadLen bytes starting at offset off of the frame
+// is 8-byte aligned (the bin header is 2, 3 or 5 bytes depending on the
+// length). DecodeValueOwned can then alias the data instead of copying it.
+func AlignPad(off, payloadLen int) int {
+	hl := 5
+	switch {
+	case payloadLen-2 <= 0xff:
+		hl = 2
+	case payloadLen-3 <= 0xffff:
+		hl = 3
+	}
+	return (8 - (off+hl)%8) % 8
+}
+
+func itoa(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	var b [20]byte
+	p := len(b)
+	neg := i < 0
+	u := uint64(i)
+	if neg {
+		u = uint64(-i)
+	}
+	for u > 0 {
+		p--
+		b[p] = byte('0' + u%10)
+		u /= 10
+	}
+	if neg {
+		p--
+		b[p] = '-'
+	}
+	return string(b[p:])
+}

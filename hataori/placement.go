@@ -1,0 +1,235 @@
+package hataori
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/hataori/hataori-go/hataori/internal/mpi"
+	"github.com/hataori/hataori-go/hataori/internal/wire"
+)
+
+// placementOp names a placement operation; ranks agree on it in preflight.
+type placementOp int32
+
+const (
+	opBroadcast placementOp = iota + 1
+	opScatter
+	opGather
+)
+
+func (op placementOp) String() string {
+	switch op {
+	case opBroadcast:
+		return "Broadcast"
+	case opScatter:
+		return "Scatter"
+	case opGather:
+		return "Gather"
+	}
+	return fmt.Sprintf("placementOp(%d)", int32(op))
+}
+
+// tagPlacement is the tag of placement frames on the call's private
+// communicator.
+const tagPlacement = 1
+
+// placementFault is a rank's first failure while moving data.
+type placementFault struct {
+	kind PlacementKind
+	msg  string
+}
+
+// placementCall is the shared skeleton of Broadcast, Scatter and Gather.
+//
+// On every rank it opens a private duplicate of comm, agrees on the
+// operation and root, runs the local checks of prepare (which also encodes
+// every payload this rank must send) and agrees on their outcome; if all
+// passed it runs move (the frame exchange, which must receive every
+// announced frame even after a failure), then converges the lowest reporting
+// rank's failure, frees the duplicate and returns the converged error (nil
+// when no rank failed). Every rank returns an equal error.
+func placementCall(ctx context.Context, comm Comm, op placementOp, root int,
+	prepare func(k *collective) *failure,
+	move func(k *collective) *placementFault) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	k, err := openCollective(comm)
+	if err != nil {
+		return err
+	}
+	perr := placementRun(ctx, k, op, root, prepare, move)
+	if err := k.close(); err != nil {
+		k.abortTransport(err)
+	}
+	return perr
+}
+
+func placementRun(ctx context.Context, k *collective, op placementOp, root int,
+	prepare func(k *collective) *failure,
+	move func(k *collective) *placementFault) error {
+	inRange := root >= 0 && root < k.size
+	r := int64(-1)
+	if inRange {
+		r = int64(root)
+	}
+	same, err := k.agreeInt64(int64(op)<<32 | int64(uint32(r)))
+	if err != nil {
+		k.abortTransport(err)
+	}
+	var local *failure
+	switch {
+	case !same:
+		local = &failure{Code: failRoot, Message: fmt.Sprintf(
+			"ranks called different placement operations or passed different roots (rank %d called %s with root %d)", k.rank, op, root)}
+	case !inRange:
+		local = &failure{Code: failRoot, Message: fmt.Sprintf("root %d out of range [0, %d)", root, k.size)}
+	case ctx.Err() != nil:
+		local = &failure{Code: failContext, Message: fmt.Sprintf("rank %d: context done before the call: %v", k.rank, ctx.Err())}
+	default:
+		local = prepare(k)
+	}
+	agreed, err := k.agree(local)
+	if err != nil {
+		k.abortTransport(err)
+	}
+	if agreed != nil {
+		return &PlacementError{Kind: PlacementPreflight, Rank: agreed.Rank, Op: op.String(), Message: agreed.Message}
+	}
+	fault := move(k)
+	key, code, msg := int64(noError), int32(0), ""
+	if fault != nil {
+		key, code, msg = int64(k.rank), int32(fault.kind), fault.msg
+	}
+	w, code, msg, err := k.convergeCoded(key, code, msg)
+	if err != nil {
+		k.abortTransport(err)
+	}
+	if w == noError {
+		return nil
+	}
+	kind := PlacementKind(code)
+	if kind != PlacementWire && kind != PlacementProtocol {
+		k.abortProtocol(fmt.Sprintf("converged placement error kind %d", code))
+	}
+	return &PlacementError{Kind: kind, Rank: int(w % int64(k.size)), Op: op.String(), Message: msg}
+}
+
+// checkSupplied is the preflight rule that exactly the root supplies a value.
+func checkSupplied(k *collective, root int, present bool, what string) *failure {
+	switch {
+	case k.rank == root && !present:
+		return &failure{Code: failPayload, Message: fmt.Sprintf("root rank %d supplied no %s (None)", root, what)}
+	case k.rank != root && present:
+		return &failure{Code: failPayload, Message: fmt.Sprintf("rank %d supplied %s, but only the root (rank %d) may", k.rank, what, root)}
+	}
+	return nil
+}
+
+// encodeSplit encodes the split frame of one placement value for dest, or
+// returns the preflight failure.
+func encodeSplit[T any](k *collective, kind wire.Kind, dest int, v T, what string) (head, body []byte, f *failure) {
+	head, body, err := splitFrame(wire.Header{Version: wire.Version, Kind: kind, Count: 1, BatchID: uint64(dest)}, v)
+	if err != nil {
+		return nil, nil, &failure{Code: failEncode, Message: fmt.Sprintf("rank %d could not encode %s: %v", k.rank, what, err)}
+	}
+	return head, body, nil
+}
+
+// receiveSplit receives, checks and decodes one placement value from src.
+func receiveSplit[T any](k *collective, src int, kind wire.Kind, dest int) (T, *placementFault) {
+	var zero T
+	h, v, err := recvSplit[T](k, src, tagPlacement)
+	var we *wire.Error
+	if err != nil && !errors.As(err, &we) {
+		k.abortTransport(err)
+	}
+	if err != nil && h.Kind == 0 {
+		return zero, frameFault(k, src, err) // the header itself was bad
+	}
+	if f := checkFrame(k, src, h, kind, dest); f != nil {
+		return zero, f
+	}
+	if err != nil {
+		return zero, frameFault(k, src, err)
+	}
+	return v, nil
+}
+
+// frameFault classifies an error of recvFrame or of the checks after it.
+// MPI failures abort the job.
+func frameFault(k *collective, src int, err error) *placementFault {
+	var we *wire.Error
+	if !errors.As(err, &we) {
+		k.abortTransport(err)
+	}
+	return &placementFault{kind: PlacementWire, msg: fmt.Sprintf("rank %d, frame from rank %d: %v", k.rank, src, err)}
+}
+
+// checkFrame checks a parsed placement frame's kind, count and destination.
+func checkFrame(k *collective, src int, h wire.Header, kind wire.Kind, dest int) *placementFault {
+	if h.Kind != kind || h.Count != 1 || h.BatchID != uint64(dest) {
+		return &placementFault{kind: PlacementProtocol, msg: fmt.Sprintf(
+			"rank %d, frame from rank %d: %s frame with %d items for rank %d, expected %s with 1 item for rank %d",
+			k.rank, src, h.Kind, h.Count, h.BatchID, kind, dest)}
+	}
+	return nil
+}
+
+// bcastValue broadcasts the root's value v and returns the decoded copy on
+// the other ranks. The root splits the frame into a head (header and the
+// start of the payload) and a body (for a bulk value, a view of v's memory:
+// no copy); every rank takes part in three MPI_Bcast calls of sizes fixed by
+// the first (the two lengths), so every rank receives everything, whatever
+// later fails to decode. Receivers of a bulk value receive the body straight
+// into the returned slice.
+func bcastValue[T any](k *collective, root int, head, body []byte) (T, *placementFault) {
+	var zero T
+	var pre [16]byte
+	if k.rank == root {
+		binary.LittleEndian.PutUint64(pre[0:], uint64(len(head)))
+		binary.LittleEndian.PutUint64(pre[8:], uint64(len(body)))
+	}
+	if err := mpi.Bcast(k.comm, pre[:], root); err != nil {
+		k.abortTransport(err)
+	}
+	hn, bn := binary.LittleEndian.Uint64(pre[0:]), binary.LittleEndian.Uint64(pre[8:])
+	if hn < wire.HeaderSize || hn > uint64(wire.MaxBytes) || bn > uint64(wire.MaxBytes)-hn {
+		// The root checked both lengths when it encoded the value.
+		k.abortProtocol(fmt.Sprintf("broadcast frame lengths %d+%d outside [%d, %d]", hn, bn, wire.HeaderSize, wire.MaxBytes))
+	}
+	var v T
+	if k.rank != root {
+		head = make([]byte, hn)
+		v, body = wire.BodyBuffer[T](int(bn))
+	}
+	if err := mpi.Bcast(k.comm, head, root); err != nil {
+		k.abortTransport(err)
+	}
+	if bn > 0 {
+		if err := mpi.Bcast(k.comm, body, root); err != nil {
+			k.abortTransport(err)
+		}
+	}
+	if k.rank == root {
+		return zero, nil
+	}
+	h, err := wire.ParseHeader(head)
+	if err == nil && h.Len != hn-wire.HeaderSize+bn {
+		err = &wire.Error{Kind: wire.ErrLength, Detail: fmt.Sprintf(
+			"header announces %d payload bytes, frame carries %d", h.Len, hn-wire.HeaderSize+bn)}
+	}
+	if err != nil {
+		return zero, frameFault(k, root, err)
+	}
+	if f := checkFrame(k, root, h, wire.KindBroadcast, 0); f != nil {
+		return zero, f
+	}
+	v, err = wire.JoinValue(head[wire.HeaderSize:], v, body)
+	if err != nil {
+		return zero, frameFault(k, root, err)
+	}
+	return v, nil
+}

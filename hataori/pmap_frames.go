@@ -1,0 +1,150 @@
+package hataori
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/hataori/hataori-go/hataori/internal/wire"
+)
+
+// Pmap's scheduler messages travel on the call's private communicator with
+// one tag. Payload schemas (after the wire.Header):
+//
+//	READY   empty; Status statusOK or statusCanceled
+//	TASK    Count raw little-endian int64 input indices, then Count items
+//	        (wire.EncodeItems); BatchID is the batch id
+//	RESULT  Count raw indices echoed from the TASK, then for statusOK the
+//	        Count results (wire.EncodeItems), for statusUser/statusWire one
+//	        resultFault (wire.EncodeValue)
+//	STOP    8 raw bytes: the input length N (call-level error keys need it)
+//	DRAIN   empty
+const tagPmap = 1
+
+// Frame status codes.
+const (
+	statusOK       uint8 = 0
+	statusUser     uint8 = 1 // RESULT: a callback returned an error
+	statusWire     uint8 = 2 // RESULT: the TASK or the results failed to decode/encode
+	statusCanceled uint8 = 3 // READY: this rank's context ended
+)
+
+// resultFault is the payload of a failed RESULT: the failing input index
+// and the bounded message (for tracing; the reporting rank itself takes
+// part in the final convergence).
+type resultFault struct {
+	Index   int64  `msgpack:"i"`
+	Message string `msgpack:"m"`
+}
+
+// indexBytes is the size of one raw index.
+const indexBytes = 8
+
+// newIndexedFrame returns a frame buffer holding the header space and the
+// raw indices of b's [start, start+count).
+func newIndexedFrame(start, count int) []byte {
+	buf := make([]byte, wire.HeaderSize+indexBytes*count)
+	p := buf[wire.HeaderSize:]
+	for i := range count {
+		binary.LittleEndian.PutUint64(p[indexBytes*i:], uint64(start+i))
+	}
+	return buf
+}
+
+// sealFrame fills in h's Len (and Count) and writes it at the front of buf.
+func sealFrame(buf []byte, h wire.Header, count int) []byte {
+	h.Version = wire.Version
+	h.Count = uint32(count)
+	h.Len = uint64(len(buf) - wire.HeaderSize)
+	h.Put(buf)
+	return buf
+}
+
+// taskFrame builds the TASK of batch (id, start) carrying items.
+func taskFrame[T any](id int64, start int, items []T) ([]byte, error) {
+	if err := countFits(len(items)); err != nil {
+		return nil, err
+	}
+	buf, err := wire.EncodeItems(newIndexedFrame(start, len(items)), items)
+	if err != nil {
+		return nil, err
+	}
+	return sealFrame(buf, wire.Header{Kind: wire.KindTask, BatchID: uint64(id)}, len(items)), nil
+}
+
+// resultFrame builds a successful RESULT echoing indices.
+func resultFrame[U any](id int64, indices []int64, out []U) ([]byte, error) {
+	buf, err := wire.EncodeItems(rawIndices(indices), out)
+	if err != nil {
+		return nil, err
+	}
+	return sealFrame(buf, wire.Header{Kind: wire.KindResult, Status: statusOK, BatchID: uint64(id)}, len(indices)), nil
+}
+
+// faultFrame builds a failed RESULT echoing indices. It cannot fail: a
+// bounded message always encodes.
+func faultFrame(id int64, status uint8, indices []int64, f resultFault) []byte {
+	buf, err := wire.EncodeValue(rawIndices(indices), f)
+	if err != nil {
+		buf = rawIndices(indices)
+	}
+	return sealFrame(buf, wire.Header{Kind: wire.KindResult, Status: status, BatchID: uint64(id)}, len(indices))
+}
+
+// emptyFrame builds READY or DRAIN.
+func emptyFrame(kind wire.Kind, status uint8) []byte {
+	return sealFrame(make([]byte, wire.HeaderSize), wire.Header{Kind: kind, Status: status}, 0)
+}
+
+// stopFrame builds STOP carrying the input length n.
+func stopFrame(n int) []byte {
+	buf := make([]byte, wire.HeaderSize+8)
+	binary.LittleEndian.PutUint64(buf[wire.HeaderSize:], uint64(n))
+	return sealFrame(buf, wire.Header{Kind: wire.KindStop}, 0)
+}
+
+// parseStop returns the input length carried by a STOP payload.
+func parseStop(payload []byte) (int64, error) {
+	if len(payload) != 8 {
+		return 0, &wire.Error{Kind: wire.ErrLength, Detail: fmt.Sprintf("STOP payload of %d bytes, want 8", len(payload))}
+	}
+	n := binary.LittleEndian.Uint64(payload)
+	if n > math.MaxInt64 {
+		return 0, &wire.Error{Kind: wire.ErrOverflow, Detail: fmt.Sprintf("STOP input length %d", n)}
+	}
+	return int64(n), nil
+}
+
+func rawIndices(indices []int64) []byte {
+	buf := make([]byte, wire.HeaderSize+indexBytes*len(indices))
+	p := buf[wire.HeaderSize:]
+	for i, ix := range indices {
+		binary.LittleEndian.PutUint64(p[indexBytes*i:], uint64(ix))
+	}
+	return buf
+}
+
+// splitIndices reads the raw indices announced by h.Count from the front of
+// payload and returns them with the rest of the payload.
+func splitIndices(h wire.Header, payload []byte) ([]int64, []byte, error) {
+	n := uint64(h.Count)
+	if n > uint64(len(payload))/indexBytes {
+		return nil, nil, &wire.Error{Kind: wire.ErrTruncated, Detail: fmt.Sprintf("%v announces %d indices in a %d-byte payload", h.Kind, n, len(payload))}
+	}
+	out := make([]int64, n)
+	for i := range out {
+		v := binary.LittleEndian.Uint64(payload[indexBytes*i:])
+		if v > math.MaxInt64 {
+			return nil, nil, &wire.Error{Kind: wire.ErrOverflow, Detail: fmt.Sprintf("index %d does not fit int64", v)}
+		}
+		out[i] = int64(v)
+	}
+	return out, payload[indexBytes*n:], nil
+}
+
+func countFits(n int) error {
+	if uint64(n) > math.MaxUint32 {
+		return &wire.Error{Kind: wire.ErrCount, Detail: fmt.Sprintf("%d items exceed the frame count limit", n)}
+	}
+	return nil
+}

@@ -1,0 +1,452 @@
+//go:build mpirt || mpicgo
+
+package hataori
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hataori/hataori-go/hataori/internal/mpi"
+	"github.com/hataori/hataori-go/hataori/internal/mpitest"
+	"github.com/hataori/hataori-go/hataori/internal/sched"
+	"github.com/hataori/hataori-go/hataori/internal/wire"
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+// pmapJob runs test under mpirun with 1, 2 and 4 ranks.
+func pmapJob(t *testing.T, test string, ranks ...int) {
+	if len(ranks) == 0 {
+		ranks = []int{1, 2, 4}
+	}
+	for _, n := range ranks {
+		mpitest.Run(t, mpitest.Config{Ranks: n, Timeout: 120 * time.Second, Test: test})
+	}
+}
+
+// rankEnv is one rank's view of a multi-rank Pmap test.
+type rankEnv struct {
+	t          *testing.T
+	rank, size int
+	world      Comm
+	dom        *Domain
+}
+
+func newRankEnv(t *testing.T) *rankEnv {
+	rank, size := mpitest.Init(t)
+	d, err := NewDomain(DomainConfig{Workers: 2, Placement: Declared})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return &rankEnv{t: t, rank: rank, size: size, world: pmapWorld(t), dom: d}
+}
+
+// same reports whether every rank passed the same v (MIN of v and of ^v).
+func (e *rankEnv) same(v int64) bool {
+	lo, err := mpi.AllreduceMinInt64(mpi.World(), v)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	hi, err := mpi.AllreduceMinInt64(mpi.World(), ^v)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return lo == ^hi
+}
+
+// sum adds v over all ranks (gathered at rank 0 with point-to-point
+// messages on the world communicator, then broadcast).
+func (e *rankEnv) sum(v int64) int64 {
+	w := mpi.World()
+	buf := make([]byte, 8)
+	if e.rank == 0 {
+		total := v
+		for r := 1; r < e.size; r++ {
+			if _, err := mpi.Recv(w, buf, r, 99); err != nil {
+				e.t.Fatal(err)
+			}
+			total += int64(leU64(buf))
+		}
+		putU64(buf, uint64(total))
+	} else {
+		putU64(buf, uint64(v))
+		if err := mpi.Send(w, buf, 0, 99); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	if err := mpi.Bcast(w, buf, 0); err != nil {
+		e.t.Fatal(err)
+	}
+	return int64(leU64(buf))
+}
+
+func leU64(b []byte) uint64 {
+	var v uint64
+	for i := 7; i >= 0; i-- {
+		v = v<<8 | uint64(b[i])
+	}
+	return v
+}
+
+func putU64(b []byte, v uint64) {
+	for i := range 8 {
+		b[i] = byte(v >> (8 * i))
+	}
+}
+
+func hashString(s string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	return int64(h.Sum64() >> 1)
+}
+
+// sameError checks that err is a *PmapError of kind identical on every rank.
+func (e *rankEnv) sameError(what string, err error, kind PmapErrorKind) *PmapError {
+	e.t.Helper()
+	var pe *PmapError
+	if !errors.As(err, &pe) {
+		e.t.Errorf("%s: rank %d: error %v, want a *PmapError", what, e.rank, err)
+		pe = &PmapError{Key: -2, Rank: -2}
+	} else if pe.Kind != kind {
+		e.t.Errorf("%s: rank %d: kind %v, want %v (%v)", what, e.rank, pe.Kind, kind, pe)
+	}
+	if !e.same(pe.Key) || !e.same(int64(pe.Rank)) || !e.same(hashString(pe.Message)) || !e.same(int64(pe.Kind)) {
+		e.t.Errorf("%s: rank %d: error differs between ranks: %v", what, e.rank, pe)
+	}
+	return pe
+}
+
+// modes lists the executors a test runs over: MPI-only and the three
+// hybrid modes.
+func (e *rankEnv) modes() []struct {
+	name string
+	d    *Domain
+	mode LocalMode
+} {
+	return []struct {
+		name string
+		d    *Domain
+		mode LocalMode
+	}{{"mpi-only", nil, Sequential}, {"sequential", e.dom, Sequential}, {"outer", e.dom, Outer}, {"inner", e.dom, Inner}}
+}
+
+func (e *rankEnv) items(n int) Maybe[[]int] {
+	if e.rank != 0 {
+		return None[[]int]()
+	}
+	xs := make([]int, n)
+	for i := range xs {
+		xs[i] = i
+	}
+	return Some(xs)
+}
+
+// traceEvents records pmapTrace events for the duration of f.
+func traceEvents(f func()) []string {
+	var mu sync.Mutex
+	var evs []string
+	pmapTrace = func(ev string) { mu.Lock(); evs = append(evs, ev); mu.Unlock() }
+	defer func() { pmapTrace = nil }()
+	f()
+	return evs
+}
+
+func countPrefix(evs []string, prefix string) int {
+	n := 0
+	for _, ev := range evs {
+		if strings.HasPrefix(ev, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+// TestPmapMPI checks scheduling, ordering and exactly-once execution over
+// every executor, empty input, more ranks than items, batch sizes 1 and 3,
+// and that world size one moves nothing through the codec.
+func TestPmapMPI(t *testing.T) {
+	if !mpitest.Child() {
+		pmapJob(t, "TestPmapMPI")
+		return
+	}
+	e := newRankEnv(t)
+	ctx := context.Background()
+	for _, m := range e.modes() {
+		for _, n := range []int{0, 1, e.size - 1, 37} {
+			for _, batch := range []int{0, 1, 3, 100} {
+				what := fmt.Sprintf("%s n=%d batch=%d", m.name, n, batch)
+				var calls atomic.Int64
+				enc0, dec0 := wire.Counts()
+				var out []int
+				var err error
+				var stats *sched.Stats
+				pmapRootStats = func(s sched.Stats) { stats = &s }
+				evs := traceEvents(func() {
+					out, err = Pmap(ctx, e.world, m.d, Options{BatchSize: batch, Mode: m.mode}, e.items(n), func(x int) (int, error) {
+						calls.Add(1)
+						return x*x + 1, nil
+					})
+				})
+				pmapRootStats = nil
+				if err != nil {
+					t.Errorf("%s: rank %d: %v", what, e.rank, err)
+					continue
+				}
+				if (e.rank == 0) != (stats != nil) {
+					t.Errorf("%s: rank %d: root statistics reported %v", what, e.rank, stats != nil)
+				}
+				if stats != nil {
+					st := *stats
+					if st.MaxRunning > 1 || st.Prefetched != 0 || st.Results != st.Assigned || len(st.Stops) != e.size {
+						t.Errorf("%s: instrumentation %+v", what, st)
+					}
+					for r := range e.size {
+						if st.Stops[r] != 1 || st.Drains[r] != 1 {
+							t.Errorf("%s: rank %d lane saw %d STOP and %d DRAIN", what, r, st.Stops[r], st.Drains[r])
+						}
+					}
+					if wantBatches := (n + max(batch, 1) - 1) / max(batch, 1); st.Assigned != int64(wantBatches) {
+						t.Errorf("%s: %d batches assigned, want %d", what, st.Assigned, wantBatches)
+					}
+				}
+				if total := e.sum(calls.Load()); total != int64(n) {
+					t.Errorf("%s: %d callback calls over all ranks, want %d", what, total, n)
+				}
+				if e.rank == 0 {
+					if out == nil || len(out) != n {
+						t.Errorf("%s: root got %d results (nil %v), want %d", what, len(out), out == nil, n)
+					}
+					for i, v := range out {
+						if v != i*i+1 {
+							t.Errorf("%s: result %d = %d", what, i, v)
+							break
+						}
+					}
+				} else if out != nil {
+					t.Errorf("%s: rank %d got results %v", what, e.rank, out)
+				}
+				if e.size == 1 {
+					if enc, dec := wire.Counts(); enc != enc0 || dec != dec0 {
+						t.Errorf("%s: world size one used the codec (%d encodes, %d decodes)", what, enc-enc0, dec-dec0)
+					}
+					if c := countPrefix(evs, "send"); c != 0 {
+						t.Errorf("%s: world size one sent %d frames", what, c)
+					}
+				}
+			}
+		}
+	}
+	// Results keep input order when items finish in reverse order.
+	const n = 12
+	out, err := Pmap(ctx, e.world, e.dom, Options{BatchSize: 4, Mode: Outer}, e.items(n), func(x int) (string, error) {
+		time.Sleep(time.Duration(n-x) * time.Millisecond)
+		return fmt.Sprint("r", x), nil
+	})
+	if err != nil {
+		t.Fatalf("reverse completion: %v", err)
+	}
+	if e.rank == 0 {
+		for i, s := range out {
+			if s != fmt.Sprint("r", i) {
+				t.Errorf("reverse completion: out[%d] = %q", i, s)
+			}
+		}
+	}
+}
+
+// TestPmapErrors checks that user errors on one or several ranks, a result
+// that fails to decode and a cancelled context give the identical error on
+// every rank, and that the communicator is reusable afterwards.
+func TestPmapErrors(t *testing.T) {
+	if !mpitest.Child() {
+		pmapJob(t, "TestPmapErrors")
+		return
+	}
+	e := newRankEnv(t)
+	ctx := context.Background()
+	for _, m := range e.modes() {
+		for _, batch := range []int{1, 3} {
+			what := fmt.Sprintf("%s batch=%d", m.name, batch)
+			// One failing item.
+			_, err := Pmap(ctx, e.world, m.d, Options{BatchSize: batch, Mode: m.mode}, e.items(20), func(x int) (int, error) {
+				if x == 6 {
+					return 0, fmt.Errorf("boom %d", x)
+				}
+				return x, nil
+			})
+			pe := e.sameError(what+" one error", err, KindUser)
+			if pe.Message != "boom 6" || pe.Key/int64(e.size)/3 != 6 || pe.Key/int64(e.size)%3 != 1 {
+				t.Errorf("%s: error %v, want task 6 class 1 \"boom 6\"", what, pe)
+			}
+			if (pe.Rank == e.rank) != (errors.Unwrap(err) != nil) {
+				t.Errorf("%s: rank %d: original error reachable=%v but reporting rank is %d", what, e.rank, errors.Unwrap(err) != nil, pe.Rank)
+			}
+			e.checkReusable(what)
+
+			// Several failing items running at once on several ranks: the
+			// lowest index always wins (FIFO assignment).
+			_, err = Pmap(ctx, e.world, m.d, Options{BatchSize: batch, Mode: m.mode}, e.items(30), func(x int) (int, error) {
+				if x >= 2 {
+					time.Sleep(2 * time.Millisecond)
+					return 0, fmt.Errorf("boom %d", x)
+				}
+				return x, nil
+			})
+			pe = e.sameError(what+" many errors", err, KindUser)
+			if pe.Message != "boom 2" {
+				t.Errorf("%s: winner %v, want \"boom 2\"", what, pe)
+			}
+			e.checkReusable(what)
+		}
+	}
+	// A cancelled context on one rank during the call.
+	cctx, cancel := context.WithCancel(ctx)
+	_, err := Pmap(cctx, e.world, e.dom, Options{Mode: Sequential}, e.items(40), func(x int) (int, error) {
+		if x == 3 {
+			cancel()
+		}
+		time.Sleep(time.Millisecond)
+		return x, nil
+	})
+	cancel()
+	pe := e.sameError("cancel", err, KindCanceled)
+	if !errors.Is(err, ErrCanceled) {
+		t.Errorf("cancel: %v does not match ErrCanceled", err)
+	}
+	if pe.Rank == e.rank && !errors.Is(err, context.Canceled) {
+		t.Errorf("cancel: reporting rank's error %v does not wrap context.Canceled", err)
+	}
+	e.checkReusable("cancel")
+}
+
+// poison fails to decode on the receiving side; it encodes fine.
+type poison struct{ V int }
+
+func (p poison) EncodeMsgpack(enc *msgpack.Encoder) error { return enc.EncodeInt(int64(p.V)) }
+
+func (p *poison) DecodeMsgpack(dec *msgpack.Decoder) error {
+	if _, err := dec.DecodeInt64(); err != nil {
+		return err
+	}
+	return errors.New("poisoned value")
+}
+
+// TestPmapWire checks that results that fail to decode at the root, and
+// items that fail to decode at a remote rank, converge to one KindWire
+// error on every rank.
+func TestPmapWire(t *testing.T) {
+	if !mpitest.Child() {
+		pmapJob(t, "TestPmapWire", 2, 4)
+		return
+	}
+	e := newRankEnv(t)
+	ctx := context.Background()
+	// The root's own items block until a remote RESULT has arrived, so a
+	// result certainly crosses the wire.
+	got := make(chan struct{})
+	var once sync.Once
+	pmapTrace = func(ev string) {
+		if strings.HasPrefix(ev, "recv-result") {
+			once.Do(func() { close(got) })
+		}
+	}
+	_, err := Pmap(ctx, e.world, e.dom, Options{Mode: Sequential}, e.items(8), func(x int) (poison, error) {
+		if e.rank == 0 {
+			select {
+			case <-got:
+			case <-time.After(20 * time.Second):
+				return poison{}, errors.New("no remote result arrived")
+			}
+		}
+		return poison{V: x}, nil
+	})
+	pmapTrace = nil
+	pe := e.sameError("result decode", err, KindWire)
+	if pe.Rank != 0 || !strings.Contains(pe.Message, "poisoned value") {
+		t.Errorf("result decode: %v, want a decode error reported by the root", pe)
+	}
+	e.checkReusable("result decode")
+
+	// Items that cannot be decoded by the remote ranks.
+	var items Maybe[[]poison]
+	if e.rank == 0 {
+		items = Some([]poison{{1}, {2}, {3}, {4}, {5}, {6}})
+	}
+	got2 := make(chan struct{})
+	var once2 sync.Once
+	pmapTrace = func(ev string) {
+		if strings.HasPrefix(ev, "recv-result") {
+			once2.Do(func() { close(got2) })
+		}
+	}
+	_, err = Pmap(ctx, e.world, e.dom, Options{Mode: Sequential}, items, func(p poison) (int, error) {
+		if e.rank == 0 {
+			select {
+			case <-got2:
+			case <-time.After(20 * time.Second):
+				return 0, errors.New("no remote result arrived")
+			}
+		}
+		return p.V, nil
+	})
+	pmapTrace = nil
+	pe = e.sameError("item decode", err, KindWire)
+	if pe.Rank == 0 || !strings.Contains(pe.Message, "poisoned value") {
+		t.Errorf("item decode: %v, want a decode error reported by a remote rank", pe)
+	}
+	e.checkReusable("item decode")
+}
+
+// checkReusable shows that the caller's communicator still works after a
+// call: a barrier, a tagged ring message of the caller's own, and a
+// successful Pmap.
+func (e *rankEnv) checkReusable(what string) {
+	e.t.Helper()
+	if err := e.world.Barrier(); err != nil {
+		e.t.Fatalf("%s: barrier: %v", what, err)
+	}
+	if e.size > 1 {
+		next, prev := (e.rank+1)%e.size, (e.rank+e.size-1)%e.size
+		msg := []byte(fmt.Sprintf("hello from %d", e.rank))
+		buf := make([]byte, 64)
+		if e.rank == 0 {
+			if err := e.world.Send(msg, next, 42); err != nil {
+				e.t.Fatal(err)
+			}
+		}
+		n, err := e.world.Recv(buf, prev, 42)
+		if err != nil {
+			e.t.Fatalf("%s: recv: %v", what, err)
+		}
+		if string(buf[:n]) != fmt.Sprintf("hello from %d", prev) {
+			e.t.Errorf("%s: ring message %q", what, buf[:n])
+		}
+		if e.rank != 0 {
+			if err := e.world.Send(msg, next, 42); err != nil {
+				e.t.Fatal(err)
+			}
+		}
+	}
+	out, err := Pmap(context.Background(), e.world, e.dom, Options{Mode: Outer}, e.items(5), func(x int) (int, error) { return -x, nil })
+	if err != nil || (e.rank == 0 && !slices.Equal(out, []int{0, -1, -2, -3, -4})) {
+		e.t.Errorf("%s: follow-up Pmap: %v %v", what, out, err)
+	}
+}
+
+// testWorld returns the world communicator of an initialised rank.
+func pmapWorld(t *testing.T) Comm {
+	t.Helper()
+	c, err := World()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}

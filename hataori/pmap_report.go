@@ -1,0 +1,76 @@
+package hataori
+
+import (
+	"fmt"
+
+	"github.com/hataori/hataori-go/hataori/internal/errmsg"
+	"github.com/hataori/hataori-go/hataori/internal/sched"
+)
+
+// pmapTrace, when set by a test, receives the coordinator's events
+// ("open", "send kind=TASK to=1", "recv-result rank=1",
+// "root-batch-start", "root-batch-done", …) on the coordinator goroutine.
+var pmapTrace func(ev string)
+
+// pmapRootStats, when set by a test, receives the root scheduler's
+// instrumentation at the end of every call.
+var pmapRootStats func(sched.Stats)
+
+func tracef(format string, args ...any) {
+	if pmapTrace != nil {
+		pmapTrace(fmt.Sprintf(format, args...))
+	}
+}
+
+// report is a rank's best (lowest-key) recoverable error of one call.
+type report struct {
+	k    *collective
+	key  int64
+	kind PmapErrorKind
+	msg  string
+	err  error
+}
+
+func newReport(k *collective) *report { return &report{k: k, key: sched.NoError} }
+
+// add records an error with task key taskKey and class, reported by this
+// rank. A key that cannot be encoded is an internal failure: the job aborts
+// with ExitProtocol.
+func (r *report) add(taskKey int64, class sched.Class, kind PmapErrorKind, msg string, err error) {
+	key, kerr := sched.Key(taskKey, class, r.k.size, r.k.rank)
+	if kerr != nil {
+		r.k.abortProtocol(fmt.Sprintf("error key: %v", kerr))
+	}
+	if key < r.key {
+		r.key, r.kind, r.msg, r.err = key, kind, msg, err
+	}
+}
+
+// failed reports whether this rank recorded an error.
+func (r *report) failed() bool { return r.key != sched.NoError }
+
+// converge runs the final collective convergence and returns nil when no
+// rank reported an error, else the identical winning *PmapError. The kind
+// travels as the first byte of the broadcast message.
+func (r *report) converge() error {
+	msg := ""
+	if r.failed() {
+		msg = errmsg.Bound(string(rune('0'+r.kind)) + r.msg)
+	}
+	wk, wmsg, err := r.k.converge(r.key, msg)
+	if err != nil {
+		r.k.abortTransport(err)
+	}
+	if wk == sched.NoError {
+		return nil
+	}
+	kind := KindProtocol
+	if len(wmsg) > 0 && wmsg[0] > '0' && wmsg[0] <= '0'+byte(KindCanceled) {
+		kind, wmsg = PmapErrorKind(wmsg[0]-'0'), wmsg[1:]
+	}
+	e := &PmapError{Kind: kind, Key: wk, Rank: int(wk % int64(r.k.size)), Message: wmsg}
+	if wk == r.key {
+		e.err = r.err
+	}
+	return e
+}
