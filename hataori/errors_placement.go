@@ -56,13 +56,23 @@ type PlacementError struct {
 	Op string
 	// Message describes the failure, at most 4096 bytes of UTF-8.
 	Message string
+	// err is the local cause of an entry check that failed on this rank
+	// alone (Rank -1); nil otherwise.
+	err error
 }
 
 // Error returns a one-line description naming the operation, kind, rank and
 // message.
 func (e *PlacementError) Error() string {
+	if e.Rank < 0 {
+		return fmt.Sprintf("hataori: %s %s error on this rank: %s", e.Op, e.Kind, e.Message)
+	}
 	return fmt.Sprintf("hataori: %s %s error reported by rank %d: %s", e.Op, e.Kind, e.Rank, e.Message)
 }
+
+// Unwrap returns the local cause of an entry check that failed on this rank
+// alone (for example ErrNotMainThread or ErrWorkerEntry), or nil.
+func (e *PlacementError) Unwrap() error { return e.err }
 
 // Is reports whether target is the sentinel of e's kind
 // (ErrPlacementPreflight, ErrPlacementWire or ErrPlacementProtocol).

@@ -43,7 +43,10 @@ type placementFault struct {
 
 // placementCall is the shared skeleton of Broadcast, Scatter and Gather.
 //
-// On every rank it opens a private duplicate of comm, agrees on the
+// On every rank it runs the local entry checks (enterCollective: no other
+// collective call active, not on a domain worker, on the MPI main thread),
+// which fail on this rank alone with a PlacementPreflight error of Rank -1
+// before any MPI call involving other ranks; then it opens a private duplicate of comm, agrees on the
 // operation and root, runs the local checks of prepare (which also encodes
 // every payload this rank must send) and agrees on their outcome; if all
 // passed it runs move (the frame exchange, which must receive every
@@ -53,6 +56,11 @@ type placementFault struct {
 func placementCall(ctx context.Context, comm Comm, op placementOp, root int,
 	prepare func(k *collective) *failure,
 	move func(k *collective) *placementFault) error {
+	exit, err := enterCollective()
+	if err != nil {
+		return &PlacementError{Kind: PlacementPreflight, Rank: -1, Op: op.String(), Message: err.Error(), err: err}
+	}
+	defer exit()
 	if ctx == nil {
 		ctx = context.Background()
 	}

@@ -2,11 +2,9 @@ package hataori
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"runtime"
-	"sync/atomic"
 
-	"github.com/hataori/hataori-go/hataori/internal/mpi"
 )
 
 // Options configures one Pmap call. Every rank must pass identical
@@ -24,10 +22,6 @@ type Options struct {
 	// preflight rejects it on every rank.
 	Prefetch bool
 }
-
-// pmapActive is the re-entrancy guard of the collective calls: only one may
-// be active in a process (all run on the one MPI main thread).
-var pmapActive atomic.Bool
 
 // Pmap applies f to every item of the root's input, dealing batches out
 // dynamically to whichever rank is free, the root included, and returns
@@ -85,20 +79,14 @@ func PmapOn[T, U any](ctx context.Context, comm Comm, exec Executor, opts Option
 }
 
 func pmapOn[T, U any](ctx context.Context, comm Comm, exec Executor, opts Options, rootItems Maybe[[]T], f func(int, T) (U, error), extra *failure) ([]U, error) {
-	if !pmapActive.CompareAndSwap(false, true) {
-		return nil, &PmapError{Kind: KindReentrant, Key: -1, Rank: -1, Message: "a collective call is already active in this process"}
-	}
-	defer pmapActive.Store(false)
-	if onWorker() {
-		return nil, localPreflight(ErrWorkerEntry)
-	}
-	// Keep the goroutine on its thread for the whole call, whatever the
-	// caller did (the MPI main thread must not change under us).
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	if err := checkMainThread(); err != nil {
+	exit, err := enterCollective()
+	if err != nil {
+		if errors.Is(err, errReentrant) {
+			return nil, &PmapError{Kind: KindReentrant, Key: -1, Rank: -1, Message: err.Error(), err: err}
+		}
 		return nil, localPreflight(err)
 	}
+	defer exit()
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -134,28 +122,6 @@ func pmapOn[T, U any](ctx context.Context, comm Comm, exec Executor, opts Option
 // alone, before any MPI call that could involve other ranks.
 func localPreflight(err error) *PmapError {
 	return &PmapError{Kind: KindPreflight, Key: -1, Rank: -1, Message: err.Error(), err: err}
-}
-
-// checkMainThread fails when the calling thread is not the MPI main thread.
-// When MPI was initialised through Hataori (InitThread), the answer comes
-// from the recorded thread id, with no MPI call at all; when someone else
-// initialised MPI (mpi4py, a C library), it asks MPI_Is_thread_main, a local
-// query that involves no other rank.
-func checkMainThread() error {
-	if on, known := mpi.OnInitThread(); known {
-		if !on {
-			return ErrNotMainThread
-		}
-		return nil
-	}
-	main, err := mpi.IsThreadMain()
-	if err != nil {
-		return fmt.Errorf("%w: MPI_Is_thread_main: %w", ErrNotMainThread, err)
-	}
-	if !main {
-		return ErrNotMainThread
-	}
-	return nil
 }
 
 // closeOrAbort frees the private communicator; failing to is a transport

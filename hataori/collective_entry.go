@@ -1,0 +1,66 @@
+package hataori
+
+import (
+	"fmt"
+	"runtime"
+	"sync/atomic"
+
+	"github.com/hataori/hataori-go/hataori/internal/mpi"
+)
+
+// collectiveActive is the re-entrancy guard of the collective calls (Pmap,
+// PmapOn, Broadcast, Scatter, Gather): only one may be active in a process,
+// since all of them run on the one MPI main thread.
+var collectiveActive atomic.Bool
+
+// errReentrant is the local cause of a re-entrant collective call.
+var errReentrant = fmt.Errorf("a collective call (Pmap, Broadcast, Scatter or Gather) is already active in this process")
+
+// enterCollective runs the local entry checks every collective call makes
+// before any MPI call that could involve another rank: no other collective
+// call active (errReentrant), not on a domain worker (ErrWorkerEntry), and
+// on the MPI main thread (ErrNotMainThread). On success the goroutine stays
+// locked to its thread until exit is called.
+func enterCollective() (exit func(), err error) {
+	if !collectiveActive.CompareAndSwap(false, true) {
+		return nil, errReentrant
+	}
+	if onWorker() {
+		collectiveActive.Store(false)
+		return nil, ErrWorkerEntry
+	}
+	// Keep the goroutine on its thread for the whole call, whatever the
+	// caller did: the MPI main thread must not change under us.
+	runtime.LockOSThread()
+	if err := checkMainThread(); err != nil {
+		runtime.UnlockOSThread()
+		collectiveActive.Store(false)
+		return nil, err
+	}
+	return func() {
+		runtime.UnlockOSThread()
+		collectiveActive.Store(false)
+	}, nil
+}
+
+// checkMainThread fails when the calling thread is not the MPI main thread.
+// When MPI was initialised through Hataori (InitThread), the answer comes
+// from the recorded thread id, with no MPI call at all; when someone else
+// initialised MPI (mpi4py, a C library), it asks MPI_Is_thread_main, a local
+// query that involves no other rank.
+func checkMainThread() error {
+	if on, known := mpi.OnInitThread(); known {
+		if !on {
+			return ErrNotMainThread
+		}
+		return nil
+	}
+	main, err := mpi.IsThreadMain()
+	if err != nil {
+		return fmt.Errorf("%w: MPI_Is_thread_main: %w", ErrNotMainThread, err)
+	}
+	if !main {
+		return ErrNotMainThread
+	}
+	return nil
+}
