@@ -1,0 +1,259 @@
+//go:build mpirt || mpicgo
+
+package lanes_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/hataori/hataori-go/hataori"
+	"github.com/hataori/hataori-go/lanes"
+)
+
+const lanesEnv = "HATAORI_LANES_COUNT"
+
+// TestPmapLanesRanks runs PmapLanes as real MPI jobs: 1 rank with 1 and 2
+// lanes, 2 and 4 ranks with 2 lanes, under every launcher of the build.
+func TestPmapLanesRanks(t *testing.T) {
+	if isChild() {
+		pmapLanesRank(t)
+		return
+	}
+	for _, job := range []struct{ ranks, lanes int }{{1, 1}, {1, 2}, {2, 2}, {4, 2}} {
+		t.Run(fmt.Sprintf("ranks%d-lanes%d", job.ranks, job.lanes), func(t *testing.T) {
+			runRanks(t, job.ranks, "TestPmapLanesRanks", lanesEnv+"="+strconv.Itoa(job.lanes))
+		})
+	}
+}
+
+// pmapLanesRank is the rank code. Every collective call completes on every
+// rank before any check that could stop this rank early.
+func pmapLanesRank(t *testing.T) {
+	runtime.LockOSThread() // this goroutine is the MPI main thread for good
+	level, err := hataori.InitThread(hataori.ThreadFunneled)
+	if err != nil {
+		t.Fatalf("InitThread: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := hataori.Finalize(); err != nil {
+			t.Errorf("Finalize: %v", err)
+		}
+		// Hand the thread back rather than let it exit with the test
+		// goroutine: an MPI library's thread-exit handlers may crash on a
+		// thread that initialised MPI and exits after MPI_Finalize.
+		runtime.UnlockOSThread()
+	})
+	if level < hataori.ThreadFunneled {
+		t.Fatalf("MPI thread level %v, want at least funneled", level)
+	}
+	comm, err := hataori.World()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rank, err := comm.Rank()
+	if err != nil {
+		t.Fatal(err)
+	}
+	size, err := comm.Size()
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := strconv.Atoi(os.Getenv(lanesEnv))
+	if err != nil || k < 1 {
+		t.Fatalf("%s=%q", lanesEnv, os.Getenv(lanesEnv))
+	}
+	engines := make([]*poolEngine, k)
+	for i := range engines {
+		engines[i] = newPoolEngine(i, 1+2*(i%2)) // 1, 3, 1, … pool workers
+	}
+	t.Cleanup(func() {
+		for _, e := range engines {
+			e.close()
+		}
+	})
+	l, err := lanes.New(engines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	coordinator := unix.Gettid()
+	ctx := context.Background()
+	opts := hataori.Options{Root: 0, BatchSize: 3}
+
+	// 1. Known results in input order; every item exactly once over all
+	// ranks; each engine used on one lane thread, never the coordinator's.
+	const n = 97
+	items := make([]int, n)
+	for i := range items {
+		items[i] = (i * 37) % 1000 // distinct, not monotone
+	}
+	counts := make([]atomic.Int32, n)
+	var mu sync.Mutex
+	engineTids := map[*poolEngine]map[int]bool{}
+	f := func(x int, e *poolEngine) (int64, error) {
+		counts[indexOf(items, x)].Add(1)
+		mu.Lock()
+		if engineTids[e] == nil {
+			engineTids[e] = map[int]bool{}
+		}
+		engineTids[e][unix.Gettid()] = true
+		mu.Unlock()
+		return e.sumSquares(x)
+	}
+	var got []int64
+	var pmapErr error
+	if rank == 0 {
+		got, pmapErr = lanes.PmapLanes(ctx, comm, l, opts, hataori.Some(items), f)
+	} else {
+		got, pmapErr = lanes.PmapLanes(ctx, comm, l, opts, hataori.None[[]int](), f)
+	}
+	local := make([]int32, n)
+	for i := range counts {
+		local[i] = counts[i].Load()
+	}
+	all, gatherErr := hataori.Gather(ctx, comm, 0, local)
+
+	// 2. Error convergence: items 17 and 23 fail on whichever rank runs
+	// them; every rank must return the same error, for item 17.
+	errBad := errors.New("bad item")
+	failing := func(x int, e *poolEngine) (int64, error) {
+		if x == 17 || x == 23 {
+			return 0, fmt.Errorf("item %d on rank %d: %w", x, rank, errBad)
+		}
+		return e.sumSquares(x)
+	}
+	seq := make([]int, 40)
+	for i := range seq {
+		seq[i] = i
+	}
+	var userErr error
+	if rank == 0 {
+		_, userErr = lanes.PmapLanes(ctx, comm, l, opts, hataori.Some(seq), failing)
+	} else {
+		_, userErr = lanes.PmapLanes(ctx, comm, l, opts, hataori.None[[]int](), failing)
+	}
+	userMsg := "<nil>"
+	if userErr != nil {
+		userMsg = userErr.Error()
+	}
+	msgs, msgErr := hataori.Gather(ctx, comm, 0, userMsg)
+
+	// 3. The lanes (and warm engines) serve a further call.
+	var again []int64
+	var againErr error
+	if rank == 0 {
+		again, againErr = lanes.PmapLanes(ctx, comm, l, opts, hataori.Some(seq), func(x int, e *poolEngine) (int64, error) { return e.sumSquares(x) })
+	} else {
+		again, againErr = lanes.PmapLanes(ctx, comm, l, opts, hataori.None[[]int](), func(x int, e *poolEngine) (int64, error) { return e.sumSquares(x) })
+	}
+
+	var pe *hataori.PmapError
+
+	// 4. Admission is collective: the last rank's lanes are busy (a local
+	// run holds them), so every rank fails the preflight identically.
+	hold, held := make(chan struct{}), make(chan error, 1)
+	if rank == size-1 {
+		entered := make(chan struct{})
+		go func() {
+			held <- l.Run(ctx, func(lane int, _ *poolEngine, c *lanes.Control) error {
+				if lane == 0 {
+					close(entered)
+				}
+				<-hold
+				return nil
+			})
+		}()
+		<-entered
+	}
+	var busyErr error
+	if rank == 0 {
+		_, busyErr = lanes.PmapLanes(ctx, comm, l, opts, hataori.Some(seq), func(x int, e *poolEngine) (int64, error) { return e.sumSquares(x) })
+	} else {
+		_, busyErr = lanes.PmapLanes(ctx, comm, l, opts, hataori.None[[]int](), func(x int, e *poolEngine) (int64, error) { return e.sumSquares(x) })
+	}
+	if rank == size-1 {
+		close(hold)
+		if err := <-held; err != nil {
+			t.Errorf("rank %d: holding run: %v", rank, err)
+		}
+	}
+	busyMsg := "<nil>"
+	if busyErr != nil {
+		busyMsg = busyErr.Error()
+	}
+	busyMsgs, busyGatherErr := hataori.Gather(ctx, comm, 0, busyMsg)
+
+	// Checks, after every collective call.
+	if busyGatherErr != nil {
+		t.Fatalf("rank %d: gather busy messages: %v", rank, busyGatherErr)
+	}
+	if !errors.As(busyErr, &pe) || pe.Kind != hataori.KindPreflight || pe.Rank != size-1 ||
+		!strings.Contains(pe.Message, lanes.ErrBusy.Error()) {
+		t.Errorf("rank %d: busy lanes on rank %d gave %v, want its preflight error", rank, size-1, busyErr)
+	}
+	if pmapErr != nil || gatherErr != nil || msgErr != nil || againErr != nil {
+		t.Fatalf("rank %d: pmap %v, gather %v, gather messages %v, second pmap %v", rank, pmapErr, gatherErr, msgErr, againErr)
+	}
+	for e, tids := range engineTids {
+		if len(tids) != 1 {
+			t.Errorf("rank %d: engine %d used on %d threads in one call", rank, e.id, len(tids))
+		}
+		if tids[coordinator] {
+			t.Errorf("rank %d: engine %d used on the coordinator's thread", rank, e.id)
+		}
+	}
+	// Key is ((index*3 + class)*size + reporting rank), class 1 for a
+	// callback error.
+	if !errors.As(userErr, &pe) || pe.Kind != hataori.KindUser || !errors.Is(userErr, hataori.ErrUser) ||
+		pe.Key != (17*3+1)*int64(size)+int64(pe.Rank) {
+		t.Errorf("rank %d: user error %v (%T), want a KindUser *PmapError for item 17", rank, userErr, userErr)
+	} else if pe.Rank == rank && !errors.Is(userErr, errBad) {
+		t.Errorf("rank %d: the reporting rank's error does not unwrap to the callback's: %v", rank, userErr)
+	}
+	if rank == 0 {
+		if len(got) != n {
+			t.Fatalf("root: %d results, want %d", len(got), n)
+		}
+		for i, x := range items {
+			if got[i] != closedForm(x) {
+				t.Errorf("root: result %d = %d, want %d", i, got[i], closedForm(x))
+			}
+		}
+		if len(all) != size {
+			t.Fatalf("root: gathered %d count vectors, want %d", len(all), size)
+		}
+		for i := range n {
+			total := int32(0)
+			for r := range all {
+				total += all[r][i]
+			}
+			if total != 1 {
+				t.Errorf("item %d evaluated %d times over %d ranks", i, total, size)
+			}
+		}
+		for r := range size {
+			if msgs[r] != msgs[0] || busyMsgs[r] != busyMsgs[0] {
+				t.Errorf("rank %d returned %q and %q, rank 0 %q and %q", r, msgs[r], busyMsgs[r], msgs[0], busyMsgs[0])
+			}
+		}
+		for i, x := range seq {
+			if again[i] != closedForm(x) {
+				t.Errorf("second call: result %d = %d, want %d", i, again[i], closedForm(x))
+			}
+		}
+	} else if got != nil || again != nil {
+		t.Errorf("rank %d: non-root got results", rank)
+	}
+	if !t.Failed() {
+		fmt.Printf("%s rank=%d size=%d lanes=%d\n", rankOK, rank, size, k)
+	}
+}
