@@ -12,7 +12,7 @@ import (
 
 	"github.com/hataori/hataori-go/hataori/internal/errmsg"
 	"github.com/hataori/hataori-go/hataori/internal/mpi"
-	"github.com/hataori/hataori-go/hataori/internal/mpitest"
+	"github.com/hataori/hataori-go/hataori/mpitest"
 	"github.com/hataori/hataori-go/hataori/internal/wire"
 )
 

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/hataori/hataori-go/hataori"
-	"github.com/hataori/hataori-go/hataori/internal/mpitest"
+	"github.com/hataori/hataori-go/hataori/mpitest"
 )
 
 // TestCommNoMPI checks the build without an MPI backend.

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/hataori/hataori-go/hataori"
-	"github.com/hataori/hataori-go/hataori/internal/mpitest"
+	"github.com/hataori/hataori-go/hataori/mpitest"
 )
 
 // TestPlacementEntry shows that the placement helpers share Pmap's local

@@ -14,7 +14,7 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/hataori/hataori-go/hataori"
-	"github.com/hataori/hataori-go/hataori/internal/mpitest"
+	"github.com/hataori/hataori-go/hataori/mpitest"
 	"github.com/hataori/hataori-go/hataori/internal/wire"
 )
 

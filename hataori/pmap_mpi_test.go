@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/hataori/hataori-go/hataori/internal/mpi"
-	"github.com/hataori/hataori-go/hataori/internal/mpitest"
+	"github.com/hataori/hataori-go/hataori/mpitest"
 	"github.com/hataori/hataori-go/hataori/internal/sched"
 	"github.com/hataori/hataori-go/hataori/internal/wire"
 	"github.com/vmihailenco/msgpack/v5"

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hataori/hataori-go/hataori/internal/mpitest"
+	"github.com/hataori/hataori-go/hataori/mpitest"
 )
 
 // TestPmapPreflight checks that every preflight disagreement returns the

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/hataori/hataori-go/hataori/internal/mpi"
-	"github.com/hataori/hataori-go/hataori/internal/mpitest"
+	"github.com/hataori/hataori-go/hataori/mpitest"
 )
 
 // TestLauncherMismatch starts the ranks under the other MPI's launcher:

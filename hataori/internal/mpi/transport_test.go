@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/hataori/hataori-go/hataori/internal/mpi"
-	"github.com/hataori/hataori-go/hataori/internal/mpitest"
+	"github.com/hataori/hataori-go/hataori/mpitest"
 )
 
 // jobTimeout bounds each multi-rank job of this package.

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/hataori/hataori-go/hataori/internal/mpi"
-	"github.com/hataori/hataori-go/hataori/internal/mpitest"
+	"github.com/hataori/hataori-go/hataori/mpitest"
 )
 
 // TestHarnessReportsRankFailure runs a rank body that fails on purpose:
