@@ -70,10 +70,7 @@ func TestLaneThreadIsNotADomainWorker(t *testing.T) {
 		t.Fatalf("MapIn from a domain worker: %v, want ErrWorkerEntry", err)
 	}
 
-	l, err := lanes.New(twoEngines(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := newLanes(t)
 	var mu sync.Mutex
 	err = l.Run(context.Background(), func(lane int, e *poolEngine, c *lanes.Control) error {
 		tid := unix.Gettid()

@@ -5,8 +5,11 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/hataori/hataori-go/lanes"
 )
 
 // poolEngine is a test engine with a worker pool of its own, like a BLAS
@@ -46,6 +49,9 @@ func newPoolEngine(id, workers int) *poolEngine {
 	return e
 }
 
+// String names the engine in test messages.
+func (e *poolEngine) String() string { return fmt.Sprintf("engine %d", e.id) }
+
 func (e *poolEngine) workers() int { return len(e.scratch) }
 
 // close stops the pool.
@@ -82,6 +88,9 @@ func (e *poolEngine) sumSquares(x int) (int64, error) {
 	return s, nil
 }
 
+// sumSquares is the plain lanes callback: e's sum of squares up to x.
+func sumSquares(x int, e *poolEngine) (int64, error) { return e.sumSquares(x) }
+
 // twoEngines returns engines with 1 and 3 pool workers, closed at cleanup.
 func twoEngines(t interface{ Cleanup(func()) }) []*poolEngine {
 	engines := []*poolEngine{newPoolEngine(0, 1), newPoolEngine(1, 3)}
@@ -91,6 +100,16 @@ func twoEngines(t interface{ Cleanup(func()) }) []*poolEngine {
 		}
 	})
 	return engines
+}
+
+// newLanes returns lanes over twoEngines (engine i has 1+2i pool workers).
+func newLanes(t testing.TB) *lanes.Lanes[*poolEngine] {
+	t.Helper()
+	l, err := lanes.New(twoEngines(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
 }
 
 // closedForm is x(x+1)(2x+1)/6, the expected value of sumSquares(x).

@@ -3,7 +3,6 @@ package lanes_test
 import (
 	"errors"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -55,8 +54,7 @@ func TestExecutorDealsBatchesToLanes(t *testing.T) {
 	if _, err := x.Enter(); !errors.Is(err, lanes.ErrBusy) {
 		t.Fatalf("second Enter: %v, want ErrBusy", err)
 	}
-	var mu sync.Mutex
-	slotTids := map[int]map[int]bool{}
+	var threads threadLog[*poolEngine] // slot i is lent engine i
 	for batch, n := range []int{0, 1, 7, 100, 3} {
 		calls := make([]atomic.Int32, n)
 		startAndWait(t, x, n, func(slot, i int) bool {
@@ -68,12 +66,7 @@ func TestExecutorDealsBatchesToLanes(t *testing.T) {
 			if _, err := engines[slot].sumSquares(i); err != nil {
 				t.Error(err)
 			}
-			mu.Lock()
-			if slotTids[slot] == nil {
-				slotTids[slot] = map[int]bool{}
-			}
-			slotTids[slot][unix.Gettid()] = true
-			mu.Unlock()
+			threads.record(engines[slot])
 			return false // ignored: lanes evaluate every item
 		})
 		for i := range calls {
@@ -83,22 +76,7 @@ func TestExecutorDealsBatchesToLanes(t *testing.T) {
 		}
 	}
 	release()
-
-	seen := map[int]int{}
-	for slot, tids := range slotTids {
-		if len(tids) != 1 {
-			t.Fatalf("slot %d ran on %d threads during one Enter, want 1", slot, len(tids))
-		}
-		for tid := range tids {
-			if tid == caller {
-				t.Fatalf("slot %d ran on the caller's thread", slot)
-			}
-			if other, dup := seen[tid]; dup {
-				t.Fatalf("slots %d and %d share thread %d", other, slot, tid)
-			}
-			seen[tid] = slot
-		}
-	}
+	threads.check(t, caller) // during one Enter, each slot keeps one thread of its own
 
 	// Released: the lanes can be entered again, and run again.
 	release2, err := x.Enter()
@@ -110,10 +88,7 @@ func TestExecutorDealsBatchesToLanes(t *testing.T) {
 }
 
 func TestExecutorReleaseReraisesAfterJoin(t *testing.T) {
-	l, err := lanes.New(twoEngines(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := newLanes(t)
 	x := l.Executor()
 	release, err := x.Enter()
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -91,10 +90,7 @@ func indexOf(items []int, x int) int {
 }
 
 func TestMapInLanesEmptyItems(t *testing.T) {
-	l, err := lanes.New(twoEngines(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := newLanes(t)
 	got, err := lanes.MapInLanes(context.Background(), l, []int{}, func(x int, e *poolEngine) (int, error) {
 		return 0, errors.New("no item should be evaluated")
 	})
@@ -116,49 +112,26 @@ func TestMapInLanesThreads(t *testing.T) {
 	defer runtime.UnlockOSThread()
 	caller := unix.Gettid()
 
-	var mu sync.Mutex
-	engineTids := map[*poolEngine]map[int]bool{}
+	var threads threadLog[*poolEngine]
 	items := make([]int, 64)
 	_, err = lanes.MapInLanes(context.Background(), l, items, func(_ int, e *poolEngine) (int, error) {
-		tid := unix.Gettid()
-		mu.Lock()
-		defer mu.Unlock()
-		if engineTids[e] == nil {
-			engineTids[e] = map[int]bool{}
-		}
-		engineTids[e][tid] = true
+		threads.record(e)
 		return 0, nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := map[int]*poolEngine{}
-	for e, tids := range engineTids {
-		if len(tids) != 1 {
-			t.Fatalf("engine %d used on %d threads, want its lane's one thread", e.id, len(tids))
-		}
-		for tid := range tids {
-			if tid == caller {
-				t.Fatalf("engine %d used on the caller's thread %d", e.id, tid)
+	for tid, e := range threads.check(t, caller) {
+		for _, pe := range engines {
+			if pe.tids[tid] {
+				t.Errorf("%v used on a pool worker %d of %v", e, tid, pe)
 			}
-			if other, dup := seen[tid]; dup {
-				t.Fatalf("engines %d and %d share lane thread %d", other.id, e.id, tid)
-			}
-			for _, pe := range engines {
-				if pe.tids[tid] {
-					t.Fatalf("engine %d used on a pool worker %d of engine %d", e.id, tid, pe.id)
-				}
-			}
-			seen[tid] = e
 		}
 	}
 }
 
 func TestMapInLanesLowestFailingIndex(t *testing.T) {
-	l, err := lanes.New(twoEngines(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := newLanes(t)
 	const n = 200
 	failing := map[int]bool{150: true, 41: true, 90: true}
 	errBad := errors.New("bad item")
@@ -167,7 +140,7 @@ func TestMapInLanesLowestFailingIndex(t *testing.T) {
 		items[i] = i
 	}
 	var evaluated atomic.Int64
-	_, err = lanes.MapInLanes(context.Background(), l, items, func(x int, e *poolEngine) (int64, error) {
+	_, err := lanes.MapInLanes(context.Background(), l, items, func(x int, e *poolEngine) (int64, error) {
 		evaluated.Add(1)
 		if failing[x] {
 			return 0, fmt.Errorf("item %d: %w", x, errBad)
@@ -190,11 +163,7 @@ func TestMapInLanesLowestFailingIndex(t *testing.T) {
 }
 
 func TestMapInLanesPanicAfterJoin(t *testing.T) {
-	engines := twoEngines(t)
-	l, err := lanes.New(engines)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := newLanes(t)
 	items := make([]int, 100)
 	for i := range items {
 		items[i] = i
@@ -227,9 +196,7 @@ func TestMapInLanesPanicAfterJoin(t *testing.T) {
 		t.Fatalf("%d callbacks still in flight when the panic reached the caller", afterPanic)
 	}
 	// The engines (and the lanes) are usable afterwards.
-	got, err := lanes.MapInLanes(context.Background(), l, items, func(x int, e *poolEngine) (int64, error) {
-		return e.sumSquares(x)
-	})
+	got, err := lanes.MapInLanes(context.Background(), l, items, sumSquares)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,10 +208,7 @@ func TestMapInLanesPanicAfterJoin(t *testing.T) {
 }
 
 func TestMapInLanesContextStopsHandingOut(t *testing.T) {
-	l, err := lanes.New(twoEngines(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := newLanes(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	items := make([]int, 1000)
@@ -253,7 +217,7 @@ func TestMapInLanesContextStopsHandingOut(t *testing.T) {
 	}
 	var started atomic.Int64
 	var atCancel int64
-	_, err = lanes.MapInLanes(ctx, l, items, func(x int, e *poolEngine) (int, error) {
+	_, err := lanes.MapInLanes(ctx, l, items, func(x int, e *poolEngine) (int, error) {
 		started.Add(1)
 		if x == 20 {
 			cancel()
@@ -280,12 +244,9 @@ func TestMapInLanesContextStopsHandingOut(t *testing.T) {
 }
 
 func TestMapInLanesBusy(t *testing.T) {
-	l, err := lanes.New(twoEngines(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := newLanes(t)
 	var inner atomic.Value
-	_, err = lanes.MapInLanes(context.Background(), l, []int{1}, func(x int, e *poolEngine) (int, error) {
+	_, err := lanes.MapInLanes(context.Background(), l, []int{1}, func(x int, e *poolEngine) (int, error) {
 		_, err := lanes.MapInLanes(context.Background(), l, []int{2}, func(int, *poolEngine) (int, error) { return 0, nil })
 		inner.Store(err)
 		return x, nil

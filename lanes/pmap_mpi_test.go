@@ -1,5 +1,3 @@
-//go:build mpirt || mpicgo
-
 package lanes_test
 
 import (
@@ -7,64 +5,52 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/hataori/hataori-go/hataori"
+	"github.com/hataori/hataori-go/hataori/mpitest"
 	"github.com/hataori/hataori-go/lanes"
 )
 
+// lanesEnv passes the lane count of a job to its ranks.
 const lanesEnv = "HATAORI_LANES_COUNT"
 
 // TestPmapLanesRanks runs PmapLanes as real MPI jobs: 1 rank with 1 and 2
-// lanes, 2 and 4 ranks with 2 lanes, under every launcher of the build.
+// lanes, 2 and 4 ranks with 2 lanes, under every launcher/library pairing
+// of the build (skipped, or failed under HATAORI_REQUIRE_MPI=1, without
+// MPI). A job passes when every rank passes.
 func TestPmapLanesRanks(t *testing.T) {
-	if isChild() {
+	if mpitest.Child() {
 		pmapLanesRank(t)
 		return
 	}
 	for _, job := range []struct{ ranks, lanes int }{{1, 1}, {1, 2}, {2, 2}, {4, 2}} {
 		t.Run(fmt.Sprintf("ranks%d-lanes%d", job.ranks, job.lanes), func(t *testing.T) {
-			runRanks(t, job.ranks, "TestPmapLanesRanks", lanesEnv+"="+strconv.Itoa(job.lanes))
+			mpitest.Run(t, mpitest.Config{
+				Ranks:   job.ranks,
+				Timeout: 3 * time.Minute,
+				Test:    "TestPmapLanesRanks",
+				Env:     []string{lanesEnv + "=" + strconv.Itoa(job.lanes)},
+				// Every rank logs it: the lane count reached the ranks.
+				Want: []string{fmt.Sprintf("size=%d lanes=%d", job.ranks, job.lanes)},
+			})
 		})
 	}
 }
 
-// pmapLanesRank is the rank code. Every collective call completes on every
-// rank before any check that could stop this rank early.
+// pmapLanesRank is the rank code; every MPI call (through Hataori) is made
+// on this test goroutine, which mpitest.Init locks to the MPI main thread.
+// Every collective call completes on every rank before any check that
+// could stop this rank early (a failed rank aborts the whole job).
 func pmapLanesRank(t *testing.T) {
-	runtime.LockOSThread() // this goroutine is the MPI main thread for good
-	level, err := hataori.InitThread(hataori.ThreadFunneled)
-	if err != nil {
-		t.Fatalf("InitThread: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := hataori.Finalize(); err != nil {
-			t.Errorf("Finalize: %v", err)
-		}
-		// Hand the thread back rather than let it exit with the test
-		// goroutine: an MPI library's thread-exit handlers may crash on a
-		// thread that initialised MPI and exits after MPI_Finalize.
-		runtime.UnlockOSThread()
-	})
-	if level < hataori.ThreadFunneled {
-		t.Fatalf("MPI thread level %v, want at least funneled", level)
-	}
+	rank, size := mpitest.Init(t)
 	comm, err := hataori.World()
-	if err != nil {
-		t.Fatal(err)
-	}
-	rank, err := comm.Rank()
-	if err != nil {
-		t.Fatal(err)
-	}
-	size, err := comm.Size()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,6 +58,7 @@ func pmapLanesRank(t *testing.T) {
 	if err != nil || k < 1 {
 		t.Fatalf("%s=%q", lanesEnv, os.Getenv(lanesEnv))
 	}
+	t.Logf("rank=%d size=%d lanes=%d", rank, size, k)
 	engines := make([]*poolEngine, k)
 	for i := range engines {
 		engines[i] = newPoolEngine(i, 1+2*(i%2)) // 1, 3, 1, … pool workers
@@ -88,6 +75,13 @@ func pmapLanesRank(t *testing.T) {
 	coordinator := unix.Gettid()
 	ctx := context.Background()
 	opts := hataori.Options{Root: 0, BatchSize: 3}
+	// onRoot supplies xs on the root only, as PmapLanes wants.
+	onRoot := func(xs []int) hataori.Maybe[[]int] {
+		if rank == opts.Root {
+			return hataori.Some(xs)
+		}
+		return hataori.None[[]int]()
+	}
 
 	// 1. Known results in input order; every item exactly once over all
 	// ranks; each engine used on one lane thread, never the coordinator's.
@@ -97,25 +91,13 @@ func pmapLanesRank(t *testing.T) {
 		items[i] = (i * 37) % 1000 // distinct, not monotone
 	}
 	counts := make([]atomic.Int32, n)
-	var mu sync.Mutex
-	engineTids := map[*poolEngine]map[int]bool{}
+	var threads threadLog[*poolEngine]
 	f := func(x int, e *poolEngine) (int64, error) {
 		counts[indexOf(items, x)].Add(1)
-		mu.Lock()
-		if engineTids[e] == nil {
-			engineTids[e] = map[int]bool{}
-		}
-		engineTids[e][unix.Gettid()] = true
-		mu.Unlock()
+		threads.record(e)
 		return e.sumSquares(x)
 	}
-	var got []int64
-	var pmapErr error
-	if rank == 0 {
-		got, pmapErr = lanes.PmapLanes(ctx, comm, l, opts, hataori.Some(items), f)
-	} else {
-		got, pmapErr = lanes.PmapLanes(ctx, comm, l, opts, hataori.None[[]int](), f)
-	}
+	got, pmapErr := lanes.PmapLanes(ctx, comm, l, opts, onRoot(items), f)
 	local := make([]int32, n)
 	for i := range counts {
 		local[i] = counts[i].Load()
@@ -135,26 +117,11 @@ func pmapLanesRank(t *testing.T) {
 	for i := range seq {
 		seq[i] = i
 	}
-	var userErr error
-	if rank == 0 {
-		_, userErr = lanes.PmapLanes(ctx, comm, l, opts, hataori.Some(seq), failing)
-	} else {
-		_, userErr = lanes.PmapLanes(ctx, comm, l, opts, hataori.None[[]int](), failing)
-	}
-	userMsg := "<nil>"
-	if userErr != nil {
-		userMsg = userErr.Error()
-	}
-	msgs, msgErr := hataori.Gather(ctx, comm, 0, userMsg)
+	_, userErr := lanes.PmapLanes(ctx, comm, l, opts, onRoot(seq), failing)
+	msgs, msgErr := hataori.Gather(ctx, comm, 0, errText(userErr))
 
 	// 3. The lanes (and warm engines) serve a further call.
-	var again []int64
-	var againErr error
-	if rank == 0 {
-		again, againErr = lanes.PmapLanes(ctx, comm, l, opts, hataori.Some(seq), func(x int, e *poolEngine) (int64, error) { return e.sumSquares(x) })
-	} else {
-		again, againErr = lanes.PmapLanes(ctx, comm, l, opts, hataori.None[[]int](), func(x int, e *poolEngine) (int64, error) { return e.sumSquares(x) })
-	}
+	again, againErr := lanes.PmapLanes(ctx, comm, l, opts, onRoot(seq), sumSquares)
 
 	var pe *hataori.PmapError
 
@@ -174,23 +141,14 @@ func pmapLanesRank(t *testing.T) {
 		}()
 		<-entered
 	}
-	var busyErr error
-	if rank == 0 {
-		_, busyErr = lanes.PmapLanes(ctx, comm, l, opts, hataori.Some(seq), func(x int, e *poolEngine) (int64, error) { return e.sumSquares(x) })
-	} else {
-		_, busyErr = lanes.PmapLanes(ctx, comm, l, opts, hataori.None[[]int](), func(x int, e *poolEngine) (int64, error) { return e.sumSquares(x) })
-	}
+	_, busyErr := lanes.PmapLanes(ctx, comm, l, opts, onRoot(seq), sumSquares)
 	if rank == size-1 {
 		close(hold)
 		if err := <-held; err != nil {
 			t.Errorf("rank %d: holding run: %v", rank, err)
 		}
 	}
-	busyMsg := "<nil>"
-	if busyErr != nil {
-		busyMsg = busyErr.Error()
-	}
-	busyMsgs, busyGatherErr := hataori.Gather(ctx, comm, 0, busyMsg)
+	busyMsgs, busyGatherErr := hataori.Gather(ctx, comm, 0, errText(busyErr))
 
 	// Checks, after every collective call.
 	if busyGatherErr != nil {
@@ -203,14 +161,7 @@ func pmapLanesRank(t *testing.T) {
 	if pmapErr != nil || gatherErr != nil || msgErr != nil || againErr != nil {
 		t.Fatalf("rank %d: pmap %v, gather %v, gather messages %v, second pmap %v", rank, pmapErr, gatherErr, msgErr, againErr)
 	}
-	for e, tids := range engineTids {
-		if len(tids) != 1 {
-			t.Errorf("rank %d: engine %d used on %d threads in one call", rank, e.id, len(tids))
-		}
-		if tids[coordinator] {
-			t.Errorf("rank %d: engine %d used on the coordinator's thread", rank, e.id)
-		}
-	}
+	threads.check(t, coordinator) // in one call, each engine on its lane's thread, not the coordinator's
 	// Key is ((index*3 + class)*size + reporting rank), class 1 for a
 	// callback error.
 	if !errors.As(userErr, &pe) || pe.Kind != hataori.KindUser || !errors.Is(userErr, hataori.ErrUser) ||
@@ -245,6 +196,9 @@ func pmapLanesRank(t *testing.T) {
 				t.Errorf("rank %d returned %q and %q, rank 0 %q and %q", r, msgs[r], busyMsgs[r], msgs[0], busyMsgs[0])
 			}
 		}
+		if len(again) != len(seq) {
+			t.Fatalf("second call: %d results, want %d", len(again), len(seq))
+		}
 		for i, x := range seq {
 			if again[i] != closedForm(x) {
 				t.Errorf("second call: result %d = %d, want %d", i, again[i], closedForm(x))
@@ -253,7 +207,12 @@ func pmapLanesRank(t *testing.T) {
 	} else if got != nil || again != nil {
 		t.Errorf("rank %d: non-root got results", rank)
 	}
-	if !t.Failed() {
-		fmt.Printf("%s rank=%d size=%d lanes=%d\n", rankOK, rank, size, k)
+}
+
+// errText is err's message, or "<nil>", for comparing errors across ranks.
+func errText(err error) string {
+	if err == nil {
+		return "<nil>"
 	}
+	return err.Error()
 }

@@ -43,15 +43,6 @@ func waiting(joined *atomic.Int64) func(int, *poolEngine, *lanes.Control) error 
 	}
 }
 
-func newLanes(t *testing.T) *lanes.Lanes[*poolEngine] {
-	t.Helper()
-	l, err := lanes.New(twoEngines(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l
-}
-
 func TestCoordinatorReturnReleasesLanes(t *testing.T) {
 	l := newLanes(t)
 	var joined atomic.Int64

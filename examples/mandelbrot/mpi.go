@@ -25,12 +25,19 @@ var (
 
 func init() { mpiMain = runMPI }
 
-func runMPI(p params) error {
+// runMPI renders p across the ranks; rank 0 writes the image. It
+// initialises and finalises MPI on the main goroutine (locked to the main
+// thread in init), which coordinates while a domain's workers render.
+func runMPI(p params) (err error) {
 	level, err := hataori.InitThread(hataori.ThreadFunneled)
 	if err != nil {
 		return err
 	}
-	defer hataori.Finalize()
+	defer func() {
+		if ferr := hataori.Finalize(); err == nil {
+			err = ferr
+		}
+	}()
 	world, err := hataori.World()
 	if err != nil {
 		return err
