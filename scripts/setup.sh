@@ -7,7 +7,7 @@ set -euo pipefail
 export PATH="/usr/local/go/bin:$(go env GOPATH 2>/dev/null || echo "$HOME/go")/bin:$PATH"
 
 missing=()
-for pkg in gcc make openmpi-bin libopenmpi-dev mpich libmpich-dev; do
+for pkg in gcc make openmpi-bin libopenmpi-dev mpich libmpich-dev python3-mpi4py; do
 	dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
 done
 if ((${#missing[@]})); then
