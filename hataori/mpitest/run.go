@@ -117,7 +117,8 @@ func runJob(t *testing.T, bin string, p pairing, env []string, cfg Config) {
 }
 
 // startJob runs program under the pairing's launcher with cfg.Timeout as
-// a hard limit: on expiry the launcher's whole process group is killed.
+// a hard limit: on expiry the launcher and every process it started are
+// killed (Contain), and whatever outlived the job is killed after it (Reap).
 func startJob(bin string, p pairing, env []string, program string, cfg Config) jobResult {
 	args := append(p.launcher.args(cfg.Ranks), program,
 		"-test.run=^"+cfg.Test+"$", "-test.count=1", "-test.v=true",
@@ -126,14 +127,15 @@ func startJob(bin string, p pairing, env []string, program string, cfg Config) j
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.Timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
-	ownGroup(cmd)
-	cmd.WaitDelay = 5 * time.Second
+	Contain(cmd)
+	cmd.WaitDelay = killGrace + 5*time.Second
 	cmd.Env = append(append(append(os.Environ(), ChildEnv+"=1"), env...), cfg.Env...)
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &out
 	start := time.Now()
 	runErr := cmd.Run()
+	Reap(cmd)
 	r := jobResult{
 		desc:     fmt.Sprintf("%s %s (%d ranks)", p.launcher.bin, cfg.Test, cfg.Ranks),
 		output:   out.String(),

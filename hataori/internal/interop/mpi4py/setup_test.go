@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hataori/hataori-go/hataori/mpitest"
 )
 
 // Limits of the external commands the test runs.
@@ -37,12 +39,12 @@ func unavailable(t *testing.T, why string) {
 
 // command returns a command for name and args, bounded by ctx, that runs
 // in its own session: when ctx ends everything it started is stopped
-// (mpirun and every rank, or go build and its compilers; see ownSession).
+// (mpirun and every rank, or go build and its compilers; see mpitest.Contain).
 func command(ctx context.Context, env []string, name string, args ...string) (*exec.Cmd, *bytes.Buffer) {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Env = env
-	ownSession(cmd)
-	cmd.WaitDelay = killGrace + 5*time.Second
+	mpitest.Contain(cmd)
+	cmd.WaitDelay = 8 * time.Second
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	return cmd, &out
@@ -55,10 +57,8 @@ func run(timeout time.Duration, env []string, name string, args ...string) (stri
 	defer cancel()
 	cmd, out := command(ctx, env, name, args...)
 	err := cmd.Run()
-	if cmd.Process != nil {
-		// Whatever outlived the command (a rank whose mpirun died) goes too.
-		killSession(cmd.Process.Pid)
-	}
+	// Whatever outlived the command (a rank whose mpirun died) goes too.
+	mpitest.Reap(cmd)
 	if ctx.Err() != nil {
 		err = fmt.Errorf("killed after %v: %w", timeout, errors.Join(err, ctx.Err()))
 	}

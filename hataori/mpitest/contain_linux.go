@@ -1,6 +1,4 @@
-//go:build (mpirt || mpicgo) && linux
-
-package main
+package mpitest
 
 import (
 	"os"
@@ -11,16 +9,14 @@ import (
 	"time"
 )
 
-// killGrace is how long a cancelled command gets to end after SIGTERM
-// before every process left in its session is killed.
-const killGrace = 3 * time.Second
-
-// ownSession starts cmd as the leader of a new session and makes
-// cancellation end the whole session: SIGTERM to the leader's process
-// group (Open MPI's mpirun then stops its ranks), and after killGrace
-// SIGKILL to every process still in the session. A session, not a process
-// group, because Open MPI puts every rank in a process group of its own.
-func ownSession(cmd *exec.Cmd) {
+// Contain makes cmd, once started, the leader of a new session and makes
+// its cancellation (exec.CommandContext, or Run's timeout) end everything
+// it started: SIGTERM to its process group (mpirun then stops its ranks),
+// and after a short grace period SIGKILL to every process still in the
+// session. A session rather than a process group, because Open MPI puts
+// every rank in a process group of its own. Use it for a launcher started
+// outside Run, e.g. a script under mpirun.
+func Contain(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	cmd.Cancel = func() error {
 		sid := cmd.Process.Pid
@@ -30,15 +26,19 @@ func ownSession(cmd *exec.Cmd) {
 				return nil
 			}
 		}
-		killSession(sid)
+		Reap(cmd)
 		return nil
 	}
 }
 
-// killSession sends SIGKILL to every process in session sid (the
-// processes a command started with ownSession left behind).
-func killSession(sid int) {
-	for _, pid := range sessionMembers(sid) {
+// Reap kills every process still left in the session of cmd, a command
+// started after Contain (for example a rank whose launcher died). Call it
+// once cmd has ended.
+func Reap(cmd *exec.Cmd) {
+	if cmd.Process == nil {
+		return
+	}
+	for _, pid := range sessionMembers(cmd.Process.Pid) {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
 }
