@@ -12,8 +12,8 @@ import (
 
 	"github.com/hataori/hataori-go/hataori/internal/errmsg"
 	"github.com/hataori/hataori-go/hataori/internal/mpi"
-	"github.com/hataori/hataori-go/hataori/mpitest"
 	"github.com/hataori/hataori-go/hataori/internal/wire"
+	"github.com/hataori/hataori-go/hataori/mpitest"
 )
 
 // TestCollectiveMPI checks the shared collective machinery (agree,

@@ -14,8 +14,8 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/hataori/hataori-go/hataori"
-	"github.com/hataori/hataori-go/hataori/mpitest"
 	"github.com/hataori/hataori-go/hataori/internal/wire"
+	"github.com/hataori/hataori-go/hataori/mpitest"
 )
 
 // placeRank is this process's world rank, read by picky's decoder.

@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/hataori/hataori-go/hataori/internal/mpi"
-	"github.com/hataori/hataori-go/hataori/mpitest"
 	"github.com/hataori/hataori-go/hataori/internal/sched"
 	"github.com/hataori/hataori-go/hataori/internal/wire"
+	"github.com/hataori/hataori-go/hataori/mpitest"
 	"github.com/vmihailenco/msgpack/v5"
 )
 
