@@ -37,6 +37,10 @@ type Config struct {
 	// no output line may show a failure or a panic. A nonzero value (or
 	// AnyFailure) expects that failure and checks only the code and Want.
 	ExitCode int
+	// ExitCodes overrides ExitCode for the jobs of one launcher, by MPI
+	// name ("openmpi", "mpich"), for exit statuses that differ between
+	// launchers.
+	ExitCodes map[string]int
 	// Want lists substrings the job's combined output must contain.
 	Want []string
 	// Mismatch starts the ranks under the OTHER MPI's launcher (the
@@ -73,7 +77,11 @@ func Run(t *testing.T, cfg Config) {
 				}
 				t.Skipf("MPI unavailable, skipping: %s (set %s=1 to make this a failure)", missing, RequireEnv)
 			}
-			runJob(t, bin, p, env, cfg)
+			jc := cfg
+			if code, ok := cfg.ExitCodes[p.launcher.name]; ok {
+				jc.ExitCode = code
+			}
+			runJob(t, bin, p, env, jc)
 		})
 	}
 }
