@@ -44,9 +44,7 @@ func (k *collective) recvFrame(src, tag int) (wire.Header, []byte, int, error) {
 	if st.Count < 0 {
 		return wire.Header{}, nil, st.Source, fmt.Errorf("MPI_Get_count reported %d bytes", st.Count)
 	}
-	// The padding lets DecodeValueOwned alias an aligned bulk payload.
-	pad := wire.AlignPad(wire.HeaderSize, st.Count-wire.HeaderSize)
-	buf := make([]byte, pad+st.Count)[pad:]
+	buf := frameBuffer(st.Count)
 	rs, err := mpi.Recv(k.comm, buf, st.Source, st.Tag)
 	if err != nil {
 		return wire.Header{}, nil, st.Source, err
@@ -70,6 +68,20 @@ func (k *collective) recvFrame(src, tag int) (wire.Header, []byte, int, error) {
 		return h, nil, st.Source, &wire.Error{Kind: wire.ErrLength, Detail: fmt.Sprintf("header announces %d payload bytes, frame carries %d", h.Len, st.Count-wire.HeaderSize)}
 	}
 	return h, buf[wire.HeaderSize:], st.Source, nil
+}
+
+// frameBuffer returns a new buffer for receiving a frame of n bytes, placed
+// (wire.AlignPad) so that the data of the first bulk value of a Pmap TASK
+// or RESULT is 8-byte aligned, so wire.DecodeItemsOwned can alias it
+// instead of copying it. The placement is exact for a one-item frame
+// (batch size 1): the value follows the header and one 8-byte index. For
+// more items the bin header's size is a guess from the payload size, right
+// whenever the first value's data exceeds 64 KiB; otherwise the value may
+// be copied, which is correct too, and cheap at that size.
+func frameBuffer(n int) []byte {
+	const off = wire.HeaderSize + indexBytes
+	pad := wire.AlignPad(off, n-off)
+	return make([]byte, pad+n)[pad:]
 }
 
 // iprobe reports whether a message with tag is waiting from any source, and

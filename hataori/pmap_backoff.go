@@ -10,8 +10,11 @@ import (
 // backoffMax, so that
 // oversubscribed ranks leave the CPU to their peers (MPICH does not yield
 // inside MPI_Iprobe or a blocking receive, and runtime.Gosched does not
-// yield the CPU to other processes). Variables only so that benchmarks can
-// vary them.
+// yield the CPU to other processes). The sleep blocks the coordinator's
+// locked OS thread in nanosleep (threadSleep): a Go timer this short is
+// rounded up to about a millisecond by the runtime's netpoller, which adds
+// that much latency to every message that arrives while the coordinator
+// sleeps. Variables only so that benchmarks can vary them.
 var (
 	spinFor    = 50 * time.Microsecond
 	backoffMin = 20 * time.Microsecond
@@ -22,14 +25,15 @@ var (
 type backoff struct {
 	since time.Time // start of the idle stretch (zero: not idle)
 	d     time.Duration
-	timer *time.Timer
 }
 
 // reset is called after a round that made progress.
 func (b *backoff) reset() { b.since, b.d = time.Time{}, backoffMin }
 
 // wait is called after an idle round: it yields, or sleeps for the current
-// back-off, returning early (true) when wake fires (nil never fires).
+// back-off, and reports whether wake (nil never fires) has fired, checking
+// before and after the sleep; a wake during the sleep is seen at most
+// backoffMax late.
 func (b *backoff) wait(wake <-chan struct{}) bool {
 	if b.since.IsZero() {
 		b.since = time.Now()
@@ -41,17 +45,17 @@ func (b *backoff) wait(wake <-chan struct{}) bool {
 	if b.d == 0 {
 		b.d = backoffMin
 	}
-	if b.timer == nil {
-		b.timer = time.NewTimer(b.d)
-	} else {
-		b.timer.Reset(b.d)
-	}
 	select {
 	case <-wake:
-		b.timer.Stop()
 		return true
-	case <-b.timer.C:
-		b.d = min(2*b.d, backoffMax)
+	default:
+	}
+	threadSleep(b.d)
+	b.d = min(2*b.d, backoffMax)
+	select {
+	case <-wake:
+		return true
+	default:
 		return false
 	}
 }

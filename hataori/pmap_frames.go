@@ -40,15 +40,26 @@ type resultFault struct {
 // indexBytes is the size of one raw index.
 const indexBytes = 8
 
-// newIndexedFrame returns a frame buffer holding the header space and the
-// raw indices of b's [start, start+count).
-func newIndexedFrame(start, count int) []byte {
-	buf := make([]byte, wire.HeaderSize+indexBytes*count)
+// frameSpace returns a buffer of wire.HeaderSize+extra bytes for a frame,
+// reusing dst's memory when it is large enough (a frame sent with a
+// blocking send may be rebuilt in the same memory once the send returns;
+// the payload encoder appends within its capacity too). Its contents are
+// not cleared: the caller writes every byte.
+func frameSpace(dst []byte, extra int) []byte {
+	n := wire.HeaderSize + extra
+	if cap(dst) < n {
+		return make([]byte, n)
+	}
+	return dst[:n]
+}
+
+// putIndexRange writes the raw indices start … start+count-1 after the
+// header space of buf.
+func putIndexRange(buf []byte, start, count int) {
 	p := buf[wire.HeaderSize:]
 	for i := range count {
 		binary.LittleEndian.PutUint64(p[indexBytes*i:], uint64(start+i))
 	}
-	return buf
 }
 
 // sealFrame fills in h's Len (and Count) and writes it at the front of buf.
@@ -62,10 +73,19 @@ func sealFrame(buf []byte, h wire.Header, count int) []byte {
 
 // taskFrame builds the TASK of batch (id, start) carrying items.
 func taskFrame[T any](id int64, start int, items []T) ([]byte, error) {
+	return taskFrameInto(nil, id, start, items)
+}
+
+// taskFrameInto is taskFrame building the frame in dst's memory when it is
+// large enough. dst is scratch: its contents may be overwritten even when
+// the frame outgrows it or fails to encode (then nothing is to be sent).
+func taskFrameInto[T any](dst []byte, id int64, start int, items []T) ([]byte, error) {
 	if err := countFits(len(items)); err != nil {
 		return nil, err
 	}
-	buf, err := wire.EncodeItems(newIndexedFrame(start, len(items)), items)
+	buf := frameSpace(dst, indexBytes*len(items))
+	putIndexRange(buf, start, len(items))
+	buf, err := wire.EncodeItems(buf, items)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +94,15 @@ func taskFrame[T any](id int64, start int, items []T) ([]byte, error) {
 
 // resultFrame builds a successful RESULT echoing indices.
 func resultFrame[U any](id int64, indices []int64, out []U) ([]byte, error) {
-	buf, err := wire.EncodeItems(rawIndices(indices), out)
+	return resultFrameInto(nil, id, indices, out)
+}
+
+// resultFrameInto is resultFrame building the frame in dst's memory when
+// it is large enough: the results are encoded straight after the header
+// and the indices, with at most one allocation when dst is too small. dst
+// is scratch, as for taskFrameInto.
+func resultFrameInto[U any](dst []byte, id int64, indices []int64, out []U) ([]byte, error) {
+	buf, err := wire.EncodeItems(putIndices(frameSpace(dst, indexBytes*len(indices)), indices), out)
 	if err != nil {
 		return nil, err
 	}
@@ -115,8 +143,15 @@ func parseStop(payload []byte) (int64, error) {
 	return int64(n), nil
 }
 
+// rawIndices returns a new frame buffer holding the header space and the
+// raw indices.
 func rawIndices(indices []int64) []byte {
-	buf := make([]byte, wire.HeaderSize+indexBytes*len(indices))
+	return putIndices(frameSpace(nil, indexBytes*len(indices)), indices)
+}
+
+// putIndices writes indices after the header space of buf, which holds
+// exactly that many, and returns buf.
+func putIndices(buf []byte, indices []int64) []byte {
 	p := buf[wire.HeaderSize:]
 	for i, ix := range indices {
 		binary.LittleEndian.PutUint64(p[indexBytes*i:], uint64(ix))

@@ -18,6 +18,7 @@ func runRemote[T, U any](ctx context.Context, k *collective, exec Executor, f fu
 	lane := newBatchLane(exec, f)
 	canceled := false
 	var cancelErr error
+	var scratch []byte // the last RESULT's memory, reused once its send has returned
 	send := func(buf []byte) {
 		if err := k.sendFrame(root, tagPmap, buf); err != nil {
 			k.abortTransport(err)
@@ -63,7 +64,9 @@ func runRemote[T, U any](ctx context.Context, k *collective, exec Executor, f fu
 			}
 			id := int64(h.BatchID)
 			step(k, w.OnTask(id))
-			send(runTask(k, lane, h, id, payload, batch, rep))
+			buf := runTask(k, lane, h, id, payload, batch, rep, scratch)
+			send(buf) // a blocking send: buf is free again when it returns
+			scratch = buf
 			step(k, w.SendResult())
 		default:
 			k.abortProtocol(fmt.Sprintf("%v in reply to READY", h.Kind))
@@ -78,10 +81,12 @@ func step(k *collective, err error) {
 	}
 }
 
-// runTask decodes and runs one TASK and returns its RESULT frame. Errors
-// (decode, callback, encode) are recorded in rep and turned into a failed
-// RESULT, so the root stops assigning.
-func runTask[T, U any](k *collective, lane *batchLane[T, U], h wire.Header, id int64, payload []byte, batch int, rep *report) []byte {
+// runTask decodes and runs one TASK and returns its RESULT frame, built in
+// scratch's memory when it is large enough. The items are decoded from
+// payload, which runTask owns: bulk items alias it. Errors (decode,
+// callback, encode) are recorded in rep and turned into a failed RESULT, so
+// the root stops assigning.
+func runTask[T, U any](k *collective, lane *batchLane[T, U], h wire.Header, id int64, payload []byte, batch int, rep *report, scratch []byte) []byte {
 	wireFault := func(indices []int64, taskKey int64, what string, err error) []byte {
 		msg := fmt.Sprintf("rank %d: %s of batch %d: %v", k.rank, what, id, err)
 		rep.add(taskKey, sched.ClassWire, KindWire, msg, err)
@@ -99,7 +104,7 @@ func runTask[T, U any](k *collective, lane *batchLane[T, U], h wire.Header, id i
 		}
 		return wireFault(nil, id*int64(batch), "decoding the TASK", err)
 	}
-	items, err := wire.DecodeItems[T](rest, len(indices))
+	items, err := wire.DecodeItemsOwned[T](rest, len(indices))
 	if err != nil {
 		return wireFault(indices, indices[0], "decoding the items", err)
 	}
@@ -114,7 +119,7 @@ func runTask[T, U any](k *collective, lane *batchLane[T, U], h wire.Header, id i
 		rep.add(i, sched.ClassUser, KindUser, msg, uerr)
 		return faultFrame(id, statusUser, indices, resultFault{Index: i, Message: msg})
 	}
-	buf, err := resultFrame(id, indices, out)
+	buf, err := resultFrameInto(scratch, id, indices, out)
 	if err != nil {
 		return wireFault(indices, indices[0], "encoding the results", err)
 	}

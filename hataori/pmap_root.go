@@ -24,6 +24,7 @@ type rootLoop[T, U any] struct {
 	rep      *report
 	running  sched.Batch // the root lane's batch while Running
 	canceled bool
+	taskBuf  []byte // the last TASK's memory, reused once its send has returned
 }
 
 // runRoot runs the root's side of a call and returns the result table.
@@ -226,9 +227,10 @@ func (r *rootLoop[T, U]) onReady(from int, h wire.Header) {
 		r.k.abortProtocol(err.Error())
 	}
 	if d == sched.Assign {
-		buf, err := taskFrame(b.ID, b.Start, r.items[b.Start:b.End()])
+		buf, err := taskFrameInto(r.taskBuf, b.ID, b.Start, r.items[b.Start:b.End()])
 		if err == nil {
-			r.send(from, buf, "TASK")
+			r.send(from, buf, "TASK") // a blocking send: buf is free again when it returns
+			r.taskBuf = buf
 			return
 		}
 		// The items cannot travel: fail the batch and answer STOP.
@@ -252,7 +254,9 @@ func (r *rootLoop[T, U]) send(to int, buf []byte, what string) {
 
 // onResult validates a RESULT fully before anything changes, then decodes
 // the results into the table (unless the call already failed, in which
-// case they are discarded) and completes the lane.
+// case they are discarded) and completes the lane. payload is the frame
+// recvFrame received for this message alone, so bulk results alias it
+// instead of being copied out (wire.DecodeItemsOwned).
 func (r *rootLoop[T, U]) onResult(from int, h wire.Header, payload []byte) {
 	pinned, _ := r.sch.RunningBatch(from)
 	indices, rest, err := splitIndices(h, payload)
@@ -273,7 +277,7 @@ func (r *rootLoop[T, U]) onResult(from int, h wire.Header, payload []byte) {
 	}
 	ok := h.Status == statusOK
 	if ok && !r.sch.Failed() {
-		vals, err := wire.DecodeItems[U](rest, len(indices))
+		vals, err := wire.DecodeItemsOwned[U](rest, len(indices))
 		if err != nil {
 			ok = false
 			r.rep.add(int64(pinned.Start), sched.ClassWire, KindWire,

@@ -4,109 +4,326 @@ package main
 
 import (
 	"fmt"
+	"math"
+	"runtime"
+	"slices"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/hataori/hataori-go/hataori"
 	"github.com/hataori/hataori-go/hataori/internal/wire"
 )
 
-const mib = 1 << 20
+const (
+	mib          = 1 << 20
+	payloadN     = 64 // results per measured call
+	payloadRound = 7  // measured rounds; each pairs a raw run with a Pmap call
+)
 
-// slowStart delays every batch of the wrapped executor, so that the root
-// takes few items and almost every result crosses ranks.
-type slowStart struct {
-	hataori.Executor
-	delay time.Duration
+// result is the work every measured path does to produce one result: a
+// fresh 1 MiB []float64, every element written.
+func result(x int) []float64 {
+	v := make([]float64, mib/8)
+	for i := range v {
+		v[i] = float64(x) + float64(i)
+	}
+	return v
 }
 
-func (s slowStart) Start(b hataori.Batch) {
+func bytesOf(v []float64) []byte { return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), 8*len(v)) }
+
+func checkResult(v []float64, x int) error {
+	if len(v) != mib/8 || v[0] != float64(x) || v[len(v)-1] != float64(x)+float64(len(v)-1) {
+		return fmt.Errorf("wrong result for item %d", x)
+	}
+	return nil
+}
+
+// deferStart holds every batch of the wrapped (offloading) executor until
+// a deadline, so that the root's own lane computes as few items as
+// possible and almost every result crosses ranks. The deadline is the
+// expected end of the remote work, estimated from the previous call; a
+// batch started after it runs at once. An estimate that is too long shows
+// up as idle time in the call (a lower effective bandwidth), one that is
+// too short as more items computed on the root: either way the figures
+// stay honest.
+type deferStart struct {
+	hataori.Executor
+	until time.Time
+}
+
+func (s deferStart) Start(b hataori.Batch) {
+	wait := time.Until(s.until)
+	if wait <= 0 {
+		s.Executor.Start(b)
+		return
+	}
 	go func() {
-		time.Sleep(s.delay)
+		time.Sleep(wait)
 		s.Executor.Start(b)
 	}()
 }
 
-// payload compares Pmap's effective bandwidth for 1 MiB []float64 results
-// with a raw MPI send of 1 MiB buffers from rank 1 to rank 0.
+// inline runs every batch on the calling goroutine, as an MPI-only Pmap
+// does (PmapOn needs an Executor; Pmap's own MPI-only one is unexported).
+type inline struct{}
+
+func (inline) Enter() (func(), error) { return func() {}, nil }
+func (inline) Offloads() bool         { return false }
+func (inline) Slots() int             { return 1 }
+func (inline) Start(b hataori.Batch) {
+	for i := range b.N {
+		if !b.Run(0, i) {
+			break
+		}
+	}
+	b.Done()
+}
+
+// payload measures Pmap's result path for 1 MiB []float64 results on the
+// remote ranks against raw MPI doing the same work in the same run:
+//
+//   - ceiling: rank 1 sends one 1 MiB buffer over and over, rank 0
+//     receives into one buffer (no allocation: the transport alone);
+//   - raw: rank 1 computes each result (allocates a fresh 1 MiB []float64
+//     and writes every element) and sends it; rank 0 receives each into a
+//     fresh []float64 and keeps them all, as Pmap's result table does;
+//   - Pmap: the same results, computed by the callback, batch size 1. The
+//     root runs its own items on a one-worker domain and is held back
+//     (deferStart) so that results cross ranks; the remote ranks run the
+//     callback either inline on the coordinator (MPI-only: the result path
+//     alone) or on a one-worker domain (hybrid: each batch also hands off
+//     to a worker thread and back, which costs a scheduler wake-up on
+//     each side, noticeable on a loaded machine).
+//
+// For each Pmap variant it prints the effective bandwidth (bytes of the
+// results that crossed ranks / whole call time, protocol, encode, transfer
+// and decode included) and the remote lane's steady-state time per result
+// (span from its first to its last callback start / (calls-1), measured on
+// the remote rank), each as a ratio of the raw figure of the same round.
 func payload(e *env) error {
 	if e.size < 2 {
 		return fmt.Errorf("needs at least 2 ranks")
 	}
-	const n = 64
-	// Raw MPI: rank 1 sends n MiB-sized messages to rank 0.
+	ceiling, err := rawCeiling(e, payloadN)
+	if err != nil {
+		return err
+	}
+	d, err := hataori.NewDomain(hataori.DomainConfig{Workers: 1, Placement: hataori.Declared})
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+
+	e.printf("payload (%d results of 1 MiB []float64 per call, %d ranks, batch 1, %d rounds)\n", payloadN, e.size, payloadRound)
+	e.printf("  transport ceiling (one buffer re-sent and re-received, no allocation): %.0f µs/MiB = %.0f MB/s\n",
+		us(ceiling), mbps(ceiling))
+	variants := []struct {
+		name   string
+		remote hataori.Executor
+		est    time.Duration // expected remote time per result
+		eff    []float64     // per-round ratios to raw
+		lane   []float64
+	}{
+		{name: "remote MPI-only", remote: inline{}},
+		{name: "remote hybrid", remote: d.Executor(hataori.Sequential)},
+	}
+	// Warm-up calls: the first estimate of the remote time per result is
+	// the raw one, doubled.
+	rawPer, err := rawFresh(e, payloadN)
+	if err != nil {
+		return err
+	}
+	for i := range variants {
+		v := &variants[i]
+		v.est = 2 * rawPer
+		if _, lane, err := pmapPayload(e, d, v.remote, v.est); err != nil {
+			return err
+		} else if lane > 0 {
+			v.est = lane
+		}
+	}
+	for round := 1; round <= payloadRound; round++ {
+		rawPer, err := rawFresh(e, payloadN)
+		if err != nil {
+			return err
+		}
+		e.printf("  round %d: raw %4.0f µs/result (%5.0f MB/s)\n", round, us(rawPer), mbps(rawPer))
+		for i := range variants {
+			v := &variants[i]
+			m, lane, err := pmapPayload(e, d, v.remote, v.est)
+			if err != nil {
+				return err
+			}
+			eff := m.elapsed / time.Duration(max(m.crossed, 1))
+			v.eff = append(v.eff, float64(rawPer)/float64(eff))
+			laneRatio := math.NaN()
+			if lane > 0 {
+				v.est = lane
+				laneRatio = float64(rawPer) / float64(lane)
+				v.lane = append(v.lane, laneRatio)
+			}
+			e.printf("    Pmap, %-15s %5.1f ms call, %2d of %d crossed: %5.0f µs/crossed result (%5.0f MB/s) = %.2f of raw; remote lane %5.0f µs/result = %.2f of raw\n",
+				v.name+":", float64(m.elapsed)/1e6, m.crossed, payloadN, us(eff), mbps(eff),
+				float64(rawPer)/float64(eff), us(lane), laneRatio)
+		}
+	}
+	for _, v := range variants {
+		e.printf("  median over %d rounds, Pmap %-15s effective = %.2f of raw, remote lane = %.2f of raw (per result, same work)\n",
+			payloadRound, v.name+":", median(v.eff), median(v.lane))
+	}
+
+	// The codec alone, in process: encode one 1 MiB result into a reused
+	// frame buffer and decode it by aliasing, as the Pmap result path does
+	// (the payload placed so that its data is aligned, as a received frame
+	// is).
+	const reps = 20
+	v := result(1)
+	pad := wire.AlignPad(0, mib+5)
+	frame := make([]byte, pad, pad+mib+5)
+	t0 := time.Now()
+	for range reps {
+		b, err := wire.EncodeItems(frame[:pad], [][]float64{v})
+		if err != nil {
+			return err
+		}
+		got, err := wire.DecodeItemsOwned[[]float64](b[pad:], 1)
+		if err != nil {
+			return err
+		}
+		if &bytesOf(got[0])[0] != &b[pad+5] {
+			return fmt.Errorf("the aligned result was copied, not aliased")
+		}
+	}
+	codec := time.Since(t0) / reps
+	e.printf("  codec alone (encode one result into a reused frame + aliasing decode, in process): %.0f µs/MiB = %.0f MB/s\n",
+		us(codec), mbps(codec))
+	return nil
+}
+
+// rawCeiling is the time per 1 MiB message from rank 1 to rank 0 when both
+// reuse one buffer.
+func rawCeiling(e *env, n int) (time.Duration, error) {
 	buf := make([]byte, mib)
 	if err := e.world.Barrier(); err != nil {
-		return err
+		return 0, err
 	}
 	start := time.Now()
 	for range n {
 		switch e.rank {
 		case 0:
 			if _, err := e.world.Recv(buf, 1, 6); err != nil {
-				return err
+				return 0, err
 			}
 		case 1:
 			if err := e.world.Send(buf, 0, 6); err != nil {
-				return err
+				return 0, err
 			}
 		}
 	}
-	raw := time.Since(start)
-	if err := e.world.Barrier(); err != nil {
-		return err
-	}
+	el := time.Since(start)
+	return el / time.Duration(n), e.world.Barrier()
+}
 
-	d, err := hataori.NewDomain(hataori.DomainConfig{Workers: 1, Placement: hataori.Declared})
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	exec := d.Executor(hataori.Sequential)
-	if e.rank == 0 {
-		exec = slowStart{exec, 100 * time.Millisecond}
-	}
-	var local atomic.Int64 // items the root computed itself (no transfer)
+// rawFresh is the time per result when rank 1 computes each result and
+// sends it and rank 0 receives each into a fresh slice and keeps them.
+func rawFresh(e *env, n int) (time.Duration, error) {
+	runtime.GC()
+	kept := make([][]float64, n)
 	if err := e.world.Barrier(); err != nil {
-		return err
+		return 0, err
 	}
-	start = time.Now()
-	out, err := hataori.PmapOn(ctx, e.world, exec, hataori.Options{}, e.items(n), func(_, x int) ([]float64, error) {
-		if e.rank == 0 {
-			local.Add(1)
+	start := time.Now()
+	for x := range n {
+		switch e.rank {
+		case 0:
+			v := make([]float64, mib/8)
+			if _, err := e.world.Recv(bytesOf(v), 1, 7); err != nil {
+				return 0, err
+			}
+			kept[x] = v
+		case 1:
+			if err := e.world.Send(bytesOf(result(x)), 0, 7); err != nil {
+				return 0, err
+			}
 		}
-		v := make([]float64, mib/8)
-		v[0] = float64(x)
-		return v, nil
-	})
-	if err != nil {
-		return err
 	}
 	el := time.Since(start)
-	if e.rank == 0 && (len(out) != n || out[n-1][0] != n-1) {
-		return fmt.Errorf("wrong results")
-	}
-	// The codec alone, in process: encode and decode one 1 MiB result.
-	const reps = 20
-	v := make([]float64, mib/8)
-	t0 := time.Now()
-	for range reps {
-		b, err := wire.EncodeValue(nil, v)
-		if err != nil {
-			return err
-		}
-		if _, err := wire.DecodeValue[[]float64](b); err != nil {
-			return err
+	if e.rank == 0 {
+		for x, v := range kept {
+			if err := checkResult(v, x); err != nil {
+				return 0, err
+			}
 		}
 	}
-	codecBW := float64(reps*mib) / time.Since(t0).Seconds()
-	crossed := n - local.Load()
-	rawBW := float64(n*mib) / raw.Seconds()
-	pmapBW := float64(crossed*mib) / el.Seconds()
-	e.printf("payload (%d results of 1 MiB []float64, %d ranks; the root's own batches start late, so results cross ranks): %d crossed, %d computed on the root\n",
-		n, e.size, crossed, local.Load())
-	e.printf("  raw MPI send %.0f MB/s; Pmap effective %.0f MB/s (crossing bytes / call time, callback allocation included) = %.2f of raw\n",
-		rawBW/1e6, pmapBW/1e6, pmapBW/rawBW)
-	e.printf("  codec alone (encode + decode of one 1 MiB result, in process): %.0f MB/s\n", codecBW/1e6)
-	return nil
+	return el / time.Duration(n), e.world.Barrier()
+}
+
+// pmapRun is one measured Pmap call as seen by rank 0.
+type pmapRun struct {
+	elapsed time.Duration
+	crossed int // results computed on another rank
+}
+
+// pmapPayload runs one Pmap call whose root lane (on d) is held until the
+// expected end of the remote work (est per result, shared by the remote
+// ranks, which run their batches on remote), and returns the call's figures with the remote lanes' mean
+// steady-state time per result (0 if no remote rank ran two items).
+func pmapPayload(e *env, d *hataori.Domain, remote hataori.Executor, est time.Duration) (pmapRun, time.Duration, error) {
+	runtime.GC()
+	exec := remote
+	var local atomic.Int64 // items the root computed itself
+	var first, last, calls atomic.Int64
+	if err := e.world.Barrier(); err != nil {
+		return pmapRun{}, 0, err
+	}
+	start := time.Now()
+	if e.rank == 0 {
+		exec = deferStart{d.Executor(hataori.Sequential), start.Add(est * (payloadN - 1) / time.Duration(e.size-1))}
+	}
+	out, err := hataori.PmapOn(ctx, e.world, exec, hataori.Options{}, e.items(payloadN), func(_, x int) ([]float64, error) {
+		if e.rank == 0 {
+			local.Add(1)
+		} else {
+			now := time.Since(start).Nanoseconds()
+			first.CompareAndSwap(0, now)
+			last.Store(now)
+			calls.Add(1)
+		}
+		return result(x), nil
+	})
+	if err != nil {
+		return pmapRun{}, 0, err
+	}
+	el := time.Since(start)
+	if e.rank == 0 {
+		if len(out) != payloadN {
+			return pmapRun{}, 0, fmt.Errorf("%d results, want %d", len(out), payloadN)
+		}
+		for x, v := range out {
+			if err := checkResult(v, x); err != nil {
+				return pmapRun{}, 0, err
+			}
+		}
+	}
+	lane, err := remotePerItem(e, first.Load(), last.Load(), calls.Load())
+	if err != nil {
+		return pmapRun{}, 0, err
+	}
+	return pmapRun{elapsed: el, crossed: payloadN - int(local.Load())}, lane, e.world.Barrier()
+}
+
+func mbps(perMiB time.Duration) float64 { return mib / perMiB.Seconds() / 1e6 }
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

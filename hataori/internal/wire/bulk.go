@@ -142,6 +142,27 @@ func appendBulk(dst []byte, rv reflect.Value, s bulkShape, room int64) ([]byte, 
 	return dst, nil
 }
 
+// bulkItemsLen is the payload size of items of bulk shape s (nil is one
+// byte, any other slice a bin header and its data), or 0 when that exceeds
+// PayloadLimit, so that an oversized batch allocates nothing here (the
+// encoder then reports ErrLength).
+func bulkItemsLen[T any](items []T, s bulkShape) int {
+	lim := PayloadLimit()
+	var total int64
+	for i := range items {
+		rv := reflect.ValueOf(&items[i]).Elem()
+		n := int64(1)
+		if !rv.IsNil() {
+			b := int64(rv.Len()) * int64(s.size)
+			n = b + int64(binHeaderLen(int(min(b, int64(maxInt)))))
+		}
+		if total += n; total > lim {
+			return 0
+		}
+	}
+	return int(total)
+}
+
 // growCap makes room for n more bytes with at most one reallocation.
 func growCap(b []byte, n int) []byte {
 	if cap(b)-len(b) >= n {

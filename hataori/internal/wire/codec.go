@@ -92,6 +92,11 @@ func EncodeValue[T any](dst []byte, v T) ([]byte, error) {
 func EncodeItems[T any](dst []byte, items []T) ([]byte, error) {
 	encodeCalls.Add(1)
 	e := newValueEncoder[T](dst)
+	if e.shape.ok {
+		// Size the payload of bulk values up front: one allocation at
+		// most, however many values the batch holds.
+		e.w.b = growCap(e.w.b, bulkItemsLen(items, e.shape))
+	}
 	for i := range items {
 		if err := e.add(items[i]); err != nil {
 			var we *Error
@@ -191,13 +196,29 @@ func decodeValue[T any](payload []byte, alias bool) (T, error) {
 // DecodeItems decodes a payload holding exactly count values. A negative
 // count, or a count larger than the payload's size (every value takes at
 // least one byte), is ErrCount; a payload that ends early is ErrTruncated;
-// bytes left over are ErrTrailing. The result is non-nil, even for count 0.
+// bytes left over are ErrTrailing. The result is non-nil, even for count 0,
+// and never shares memory with payload.
 func DecodeItems[T any](payload []byte, count int) ([]T, error) {
+	return decodeItems[T](payload, count, false)
+}
+
+// DecodeItemsOwned is DecodeItems for a payload the caller hands over and
+// never uses again: each value on the bulk path whose data is aligned for
+// its element type aliases payload's memory instead of copying it (the
+// first value is aligned when the frame was placed as AlignPad says).
+// Aliased values are capacity-limited, so appending to one never writes
+// into another; together they keep the payload's memory alive.
+func DecodeItemsOwned[T any](payload []byte, count int) ([]T, error) {
+	return decodeItems[T](payload, count, true)
+}
+
+func decodeItems[T any](payload []byte, count int, alias bool) ([]T, error) {
 	decodeCalls.Add(1)
 	if count < 0 || count > len(payload) {
 		return nil, errorf(ErrCount, nil, "%d items cannot be in a %d-byte payload", count, len(payload))
 	}
 	d := newValueDecoder[T](payload, count)
+	d.alias = alias
 	out := make([]T, 0, count)
 	for i := 0; i < count; i++ {
 		v, err := d.next()

@@ -34,11 +34,14 @@
 //
 // # Copies
 //
-// EncodeValue/EncodeItems copy a bulk value once, into the frame;
+// EncodeValue/EncodeItems copy a bulk value once, into the frame (a batch
+// of bulk values is sized up front: one allocation at most, none when dst
+// has room);
 // DecodeValue/DecodeItems copy it once, out of it. Two variants avoid those
-// copies where the caller can afford it: DecodeValueOwned aliases the
-// payload (which the caller hands over) when the data is aligned — AlignPad
-// says how to place a received frame so that it is — and SplitValue /
+// copies where the caller can afford it: DecodeValueOwned and
+// DecodeItemsOwned alias the payload (which the caller hands over) when the
+// data is aligned — AlignPad says how to place a received frame so that it
+// is — and SplitValue /
 // BodyBuffer / JoinValue move a bulk value as a head (header bytes) and a
 // body that is the sender's own memory and, on the receiver, the new value's
 // memory, so the transport copies it directly.

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package hataori
+
+import "time"
+
+// threadSleep sleeps for d (with the runtime timer's precision).
+func threadSleep(d time.Duration) { time.Sleep(d) }
