@@ -17,11 +17,15 @@ var collectiveActive atomic.Bool
 var errReentrant = fmt.Errorf("a collective call (Pmap, Broadcast, Scatter or Gather) is already active in this process")
 
 // enterCollective runs the local entry checks every collective call makes
-// before any MPI call that could involve another rank: no other collective
+// before any MPI call that could involve another rank: an MPI backend in
+// this build (ErrNoMPI), no other collective
 // call active (errReentrant), not on a domain worker (ErrWorkerEntry), and
 // on the MPI main thread (ErrNotMainThread). On success the goroutine stays
 // locked to its thread until exit is called.
 func enterCollective() (exit func(), err error) {
+	if mpi.Backend() == "none" {
+		return nil, ErrNoMPI
+	}
 	if !collectiveActive.CompareAndSwap(false, true) {
 		return nil, errReentrant
 	}

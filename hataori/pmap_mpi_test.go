@@ -13,7 +13,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
+	"github.com/hataori/hataori-go/hataori/internal/errmsg"
 	"github.com/hataori/hataori-go/hataori/internal/mpi"
 	"github.com/hataori/hataori-go/hataori/internal/sched"
 	"github.com/hataori/hataori-go/hataori/internal/wire"
@@ -307,9 +309,22 @@ func TestPmapErrors(t *testing.T) {
 			e.checkReusable(what)
 		}
 	}
+	// A 10 KB non-ASCII message (every item fails with it): every rank
+	// gets the same message, cut to 4096 bytes at a character boundary
+	// (2-byte characters: exactly 4096 bytes survive).
+	long := strings.Repeat("é", 5000)
+	_, err := Pmap(ctx, e.world, nil, Options{}, e.items(4*e.size), func(x int) (int, error) {
+		return 0, errors.New(long)
+	})
+	if pe := e.sameError("long message", err, KindUser); pe.Message != errmsg.Bound(long) || len(pe.Message) != errmsg.Max || !utf8.ValidString(pe.Message) {
+		t.Errorf("long message: got %d bytes (valid UTF-8 %v), want the %d-byte bounded prefix",
+			len(pe.Message), utf8.ValidString(pe.Message), len(errmsg.Bound(long)))
+	}
+	e.checkReusable("long message")
+
 	// A cancelled context on one rank during the call.
 	cctx, cancel := context.WithCancel(ctx)
-	_, err := Pmap(cctx, e.world, e.dom, Options{Mode: Sequential}, e.items(40), func(x int) (int, error) {
+	_, err = Pmap(cctx, e.world, e.dom, Options{Mode: Sequential}, e.items(40), func(x int) (int, error) {
 		if x == 3 {
 			cancel()
 		}

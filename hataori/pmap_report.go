@@ -3,7 +3,6 @@ package hataori
 import (
 	"fmt"
 
-	"github.com/hataori/hataori-go/hataori/internal/errmsg"
 	"github.com/hataori/hataori-go/hataori/internal/sched"
 )
 
@@ -53,20 +52,20 @@ func (r *report) failed() bool { return r.key != sched.NoError }
 // rank reported an error, else the identical winning *PmapError. The kind
 // travels as the first byte of the broadcast message.
 func (r *report) converge() error {
-	msg := ""
+	code, msg := int32(0), ""
 	if r.failed() {
-		msg = errmsg.Bound(string(rune('0'+r.kind)) + r.msg)
+		code, msg = int32(r.kind), r.msg
 	}
-	wk, wmsg, err := r.k.converge(r.key, msg)
+	wk, wcode, wmsg, err := r.k.convergeCoded(r.key, code, msg)
 	if err != nil {
 		r.k.abortTransport(err)
 	}
 	if wk == sched.NoError {
 		return nil
 	}
-	kind := KindProtocol
-	if len(wmsg) > 0 && wmsg[0] > '0' && wmsg[0] <= '0'+byte(KindCanceled) {
-		kind, wmsg = PmapErrorKind(wmsg[0]-'0'), wmsg[1:]
+	kind := PmapErrorKind(wcode)
+	if kind < KindReentrant || kind > KindCanceled {
+		kind = KindProtocol
 	}
 	e := &PmapError{Kind: kind, Key: wk, Rank: int(wk % int64(r.k.size)), Message: wmsg}
 	if wk == r.key {

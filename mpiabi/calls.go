@@ -22,6 +22,9 @@ func (l *Lib) errorString(code int) string {
 		return ""
 	}
 	buf := make([]byte, 1024) // MPIABI_MAX_ERROR_STRING
+	// The buffer must not live on the goroutine stack, which may move
+	// while C writes into it.
+	forceHeap(uintptr(unsafe.Pointer(&buf[0])))
 	k := l.spare.get()
 	k.i = 0
 	r := k.do(l.fn.errorString, uintptr(code), uintptr(unsafe.Pointer(&buf[0])), uintptr(unsafe.Pointer(&k.i)))
@@ -196,6 +199,9 @@ func (l *Lib) LibraryVersion() (string, error) {
 		return "", l.missing("MPIABI_Get_library_version")
 	}
 	buf := make([]byte, maxLibraryVersion)
+	// The buffer must not live on the goroutine stack, which may move
+	// while C writes into it.
+	forceHeap(uintptr(unsafe.Pointer(&buf[0])))
 	k := l.spare.get()
 	k.i = 0
 	r := k.do(l.fn.libraryVersion, uintptr(unsafe.Pointer(&buf[0])), uintptr(unsafe.Pointer(&k.i)))
