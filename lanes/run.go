@@ -81,6 +81,17 @@ func (l *Lanes[E]) run(ctx context.Context, body func(int, E, *Control) error, c
 		go runLane(i, l.engines[i], body, c, &outcomes[i], done[i])
 	}
 
+	// A coordinator that calls runtime.Goexit (testing.T.FailNow) ends the
+	// caller's goroutine here: join the lanes all the same (their Control
+	// is cancelled by then) before they are released.
+	joined := false
+	defer func() {
+		if !joined {
+			for i := range n {
+				<-done[i]
+			}
+		}
+	}()
 	var co laneOutcome
 	if coord != nil {
 		co = runCoordinator(coord, c)
@@ -88,6 +99,7 @@ func (l *Lanes[E]) run(ctx context.Context, body func(int, E, *Control) error, c
 	for i := range n {
 		<-done[i]
 	}
+	joined = true
 	c.Cancel()
 
 	for i := range outcomes {
