@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime/debug"
 
 	"github.com/hataori/hataori-go/hataori/internal/errmsg"
 	"github.com/hataori/hataori-go/hataori/internal/mpi"
@@ -14,7 +15,10 @@ import (
 // (MPI_Abort) when it meets a failure it cannot turn into an error returned
 // identically on every rank.
 const (
-	// ExitPanic: a callback panicked inside a collective call.
+	// ExitPanic: a callback panicked inside a collective call, or user
+	// code running on the calling goroutine during one (for example a
+	// custom msgpack encoder or decoder) panicked or called
+	// runtime.Goexit.
 	ExitPanic = 70
 	// ExitTransport: an MPI call failed inside a collective call, so the
 	// ranks can no longer agree on an outcome.
@@ -69,6 +73,21 @@ func (k *collective) abortTransport(err error) {
 // ExitProtocol. It does not return.
 func (k *collective) abortProtocol(msg string) {
 	abortJob(k.comm, ExitProtocol, "internal protocol failure in a collective call: "+msg)
+}
+
+// abortPanicked is the guard of a collective call that is leaving
+// abnormally: r is the value recovered by the deferred function that calls
+// it (nil for runtime.Goexit, which recover cannot stop). It prints the
+// panic value and the stack, still the panicking one, to stderr and aborts
+// the job with ExitPanic, so no other rank is left waiting in the call. It
+// does not return.
+func (k *collective) abortPanicked(call string, r any) {
+	if r == nil {
+		fmt.Fprintf(os.Stderr, "hataori: runtime.Goexit on the calling goroutine of %s (for example t.FailNow in a callback)\n\n%s\n", call, debug.Stack())
+	} else {
+		fmt.Fprintf(os.Stderr, "hataori: panic on the calling goroutine of %s: %v\n\n%s\n", call, r, debug.Stack())
+	}
+	abortJob(k.comm, ExitPanic, fmt.Sprintf("panic in user code running on the coordinator of %s", call))
 }
 
 // abortJob writes msg to stderr and calls MPI_Abort on h with code.
@@ -156,18 +175,12 @@ func (k *collective) agreeInt64(v int64) (bool, error) {
 // noError is the convergence key of a rank that has nothing to report.
 const noError = math.MaxInt64
 
-// converge is the final error convergence of a collective call: a signed
-// MIN over key (noError when this rank has no error; otherwise a
+// convergeCoded is the final error convergence of a collective call: a
+// signed MIN over key (noError when this rank has no error; otherwise a
 // non-negative key whose value modulo size is the reporting rank), then the
-// winning rank broadcasts its bounded message. Every rank returns the same
-// (winKey, winMsg); winKey is noError when no rank reported.
-func (k *collective) converge(key int64, msg string) (int64, string, error) {
-	w, _, m, err := k.convergeCoded(key, 0, msg)
-	return w, m, err
-}
-
-// convergeCoded is converge with a small code (for example an error kind)
-// broadcast by the winner together with its message.
+// winning rank broadcasts a small code (for example an error kind) and its
+// bounded message. Every rank returns the same (winKey, code, winMsg);
+// winKey is noError when no rank reported.
 func (k *collective) convergeCoded(key int64, code int32, msg string) (int64, int32, string, error) {
 	if key < 0 {
 		return 0, 0, "", fmt.Errorf("negative error key %d", key)

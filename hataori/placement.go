@@ -53,6 +53,11 @@ type placementFault struct {
 // announced frame even after a failure), then converges the lowest reporting
 // rank's failure, frees the duplicate and returns the converged error (nil
 // when no rank failed). Every rank returns an equal error.
+//
+// A panic in user code running on the coordinator, e.g. a custom msgpack
+// encoder or decoder of the value (or a runtime.Goexit there), aborts the
+// job with ExitPanic once the private duplicate is open, so no rank is left
+// waiting in the call.
 func placementCall(ctx context.Context, comm Comm, op placementOp, root int,
 	prepare func(k *collective) *failure,
 	move func(k *collective) *placementFault) error {
@@ -68,10 +73,17 @@ func placementCall(ctx context.Context, comm Comm, op placementOp, root int,
 	if err != nil {
 		return err
 	}
+	normal := false
+	defer func() {
+		if !normal {
+			k.abortPanicked(op.String(), recover())
+		}
+	}()
 	perr := placementRun(ctx, k, op, root, prepare, move)
 	if err := k.close(); err != nil {
 		k.abortTransport(err)
 	}
+	normal = true
 	return perr
 }
 

@@ -29,7 +29,9 @@ import (
 //
 // Broadcast, Scatter and Gather run on the calling goroutine, which must be
 // the MPI main thread, and use a private duplicate of comm, so messages the
-// caller has pending on comm are never consumed.
+// caller has pending on comm are never consumed. A panic in user code
+// running on the calling goroutine during the call, e.g. a custom msgpack
+// encoder or decoder of the value, aborts the job with ExitPanic.
 func Broadcast[T any](ctx context.Context, comm Comm, root int, rootValue Maybe[T]) (T, error) {
 	var head, body []byte
 	var out T

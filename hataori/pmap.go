@@ -48,7 +48,9 @@ type Options struct {
 // callback error (or a wire error, or a cancelled ctx on some rank) no new
 // batch is handed out, running batches finish, and every rank returns the
 // same error: the one with the lowest key (lowest input index first). A
-// callback that panics aborts the whole job with exit code ExitPanic; an
+// callback that panics aborts the whole job with exit code ExitPanic, and so
+// does a panic (or runtime.Goexit) in user code running on the calling
+// goroutine, for example a custom msgpack encoder of an item or result; an
 // MPI failure aborts it with ExitTransport, an internal protocol failure
 // with ExitProtocol.
 //
@@ -94,10 +96,20 @@ func pmapOn[T, U any](ctx context.Context, comm Comm, exec Executor, opts Option
 		return nil, localPreflight(err)
 	}
 	tracef("open rank=%d size=%d", k.rank, k.size)
+	// From here every rank waits on the others: a panic or Goexit leaving
+	// the call (user code runs here: encoders, decoders, and with a nil
+	// domain the callbacks) aborts the job instead of stranding them.
+	normal := false
+	defer func() {
+		if !normal {
+			k.abortPanicked("Pmap", recover())
+		}
+	}()
 	items, _ := rootItems.Get()
 	release, pf := pmapPreflight(ctx, k, exec, &opts, rootItems.Present(), extra)
 	if pf != nil {
 		k.closeOrAbort()
+		normal = true
 		return nil, pf
 	}
 	rep := newReport(k)
@@ -111,6 +123,7 @@ func pmapOn[T, U any](ctx context.Context, comm Comm, exec Executor, opts Option
 	cerr := rep.converge()
 	k.closeOrAbort()
 	tracef("close")
+	normal = true
 	if cerr != nil {
 		return nil, cerr
 	}

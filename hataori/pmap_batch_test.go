@@ -1,11 +1,8 @@
 package hataori
 
 import (
-	"errors"
 	"fmt"
 	"testing"
-
-	"github.com/hataori/hataori-go/hataori/internal/mpi"
 )
 
 // The lane records the lowest failing position (Outer evaluates every
@@ -48,16 +45,5 @@ func TestBatchLaneOutcomes(t *testing.T) {
 			t.Fatalf("%T panic not captured: %+v", exec, lane.panic)
 		}
 		release()
-	}
-}
-
-func TestPmapWithoutMPIFailsLocally(t *testing.T) {
-	if mpi.Backend() != "none" {
-		t.Skip("this build has an MPI backend")
-	}
-	_, err := Pmap(t.Context(), Comm{}, nil, Options{}, Some([]int{1}), func(x int) (int, error) { return x, nil })
-	var pe *PmapError
-	if !errors.As(err, &pe) || pe.Kind != KindPreflight || pe.Rank != -1 || !errors.Is(err, ErrNotMainThread) {
-		t.Fatalf("Pmap without MPI = %v", err)
 	}
 }

@@ -86,6 +86,9 @@ func taskFrameInto[T any](dst []byte, id int64, start int, items []T) ([]byte, e
 	buf := frameSpace(dst, indexBytes*len(items))
 	putIndexRange(buf, start, len(items))
 	buf, err := wire.EncodeItems(buf, items)
+	if err == nil {
+		err = frameFits(wire.KindTask, buf)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +105,13 @@ func resultFrame[U any](id int64, indices []int64, out []U) ([]byte, error) {
 // and the indices, with at most one allocation when dst is too small. dst
 // is scratch, as for taskFrameInto.
 func resultFrameInto[U any](dst []byte, id int64, indices []int64, out []U) ([]byte, error) {
+	if err := countFits(len(indices)); err != nil {
+		return nil, err
+	}
 	buf, err := wire.EncodeItems(putIndices(frameSpace(dst, indexBytes*len(indices)), indices), out)
+	if err == nil {
+		err = frameFits(wire.KindResult, buf)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -175,6 +184,19 @@ func splitIndices(h wire.Header, payload []byte) ([]int64, []byte, error) {
 		out[i] = int64(v)
 	}
 	return out, payload[indexBytes*n:], nil
+}
+
+// frameFits checks that a whole frame (header, raw indices and items) is
+// within wire.MaxBytes. The item encoder bounds only the bytes it appends,
+// so without this check the indices could push a frame past the limit and
+// sendFrame would refuse it as a transport failure; an ErrLength here lets
+// the caller fail the batch recoverably instead (STOP for a TASK, a wire
+// fault for a RESULT).
+func frameFits(kind wire.Kind, buf []byte) error {
+	if int64(len(buf)) > wire.MaxBytes {
+		return &wire.Error{Kind: wire.ErrLength, Detail: fmt.Sprintf("%v frame of %d bytes exceeds limit %d", kind, len(buf), wire.MaxBytes)}
+	}
+	return nil
 }
 
 func countFits(n int) error {
