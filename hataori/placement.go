@@ -71,7 +71,7 @@ func placementCall(ctx context.Context, comm Comm, op placementOp, root int,
 	}
 	k, err := openCollective(comm)
 	if err != nil {
-		return err
+		return &PlacementError{Kind: PlacementPreflight, Rank: -1, Op: op.String(), Message: err.Error(), err: err}
 	}
 	normal := false
 	defer func() {

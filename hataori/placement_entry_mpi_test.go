@@ -42,6 +42,12 @@ func TestPlacementEntry(t *testing.T) {
 		t.Errorf("rank %d: Broadcast from another goroutine = %v, want a local preflight error wrapping ErrNotMainThread", rank, err)
 	}
 
+	// A communicator that is not one: a local preflight error, no MPI call.
+	_, err = hataori.Broadcast(ctx, hataori.Comm{}, 0, hataori.Some(1))
+	if !errors.As(err, &pe) || pe.Rank != -1 || !errors.Is(err, hataori.ErrPlacementPreflight) || !errors.Is(err, hataori.ErrInvalidComm) {
+		t.Errorf("rank %d: Broadcast on a zero Comm = %v, want a local preflight error wrapping ErrInvalidComm", rank, err)
+	}
+
 	items := hataori.None[[]int]()
 	if rank == 0 {
 		items = hataori.Some(make([]int, 2*size))
