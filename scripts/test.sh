@@ -59,8 +59,18 @@ fi
 step "build boundaries"
 scripts/check-builds.sh
 
-step "examples run"
-go run ./examples/mandelbrot -o "$(mktemp -d)/m.png"
+step "examples run (local, then under mpirun through the run-time backend)"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+go run ./examples/mandelbrot -o "$tmp/local.png"
+go run ./examples/lanes-gonum -items 16 -runs 1
+CGO_ENABLED=0 go build -tags mpirt -o "$tmp/mandelbrot" ./examples/mandelbrot
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+MPI_RT_LIB=$HATAORI_WRAPPER_OPENMPI timeout 120 mpirun --oversubscribe -n 2 "$tmp/mandelbrot" -mpi -o "$tmp/openmpi.png"
+MPI_RT_LIB=$HATAORI_WRAPPER_MPICH UCX_HANDLE_ERRORS=none timeout 120 mpiexec.mpich -n 4 "$tmp/mandelbrot" -mpi -o "$tmp/mpich.png"
+cmp "$tmp/local.png" "$tmp/openmpi.png"
+cmp "$tmp/local.png" "$tmp/mpich.png"
+echo "the MPI renders are byte-identical to the local one"
 
 echo
 echo "scripts/test.sh: all checks passed in $(( $(date +%s) - started )) s"
