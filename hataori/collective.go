@@ -6,7 +6,6 @@ import (
 	"math"
 	"os"
 	"runtime/debug"
-	"time"
 
 	"github.com/hataori/hataori-go/hataori/internal/errmsg"
 	"github.com/hataori/hataori-go/hataori/internal/mpi"
@@ -94,7 +93,6 @@ func (k *collective) abortPanicked(call string, r any) {
 // abortJob writes msg to stderr and calls MPI_Abort on h with code.
 func abortJob(h mpi.Handle, code int, msg string) {
 	fmt.Fprintf(os.Stderr, "hataori: %s; aborting the MPI job with exit code %d\n", msg, code)
-	time.Sleep(mpi.AbortGrace)
 	mpi.Abort(h, code)
 	os.Exit(code) // not reached: MPI_Abort does not return
 }

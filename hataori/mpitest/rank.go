@@ -5,7 +5,6 @@ import (
 	"os"
 	"runtime"
 	"testing"
-	"time"
 
 	"github.com/hataori/hataori-go/hataori/internal/mpi"
 )
@@ -66,7 +65,6 @@ func finish(t testing.TB) {
 	}
 	if t.Failed() {
 		fmt.Fprintf(os.Stderr, "mpitest: %s failed on this rank: aborting the job (MPI_Abort 1)\n", t.Name())
-		time.Sleep(mpi.AbortGrace)
 		mpi.Abort(mpi.World(), 1)
 	}
 	if owned {

@@ -23,6 +23,7 @@ import "C"
 
 import (
 	"os"
+	"time"
 	"unsafe"
 )
 
@@ -240,9 +241,11 @@ func Barrier(c Handle) error {
 	return check("MPI_Barrier", C.hataori_barrier(C.uintptr_t(c)))
 }
 
-// Abort aborts every process of c with code. It does not return: if
-// MPI_Abort returns, the process exits with code.
+// Abort aborts every process of c with code, after a short pause
+// (abortGrace) that lets the launcher forward what the process printed last.
+// It does not return: if MPI_Abort returns, the process exits with code.
 func Abort(c Handle, code int) {
+	time.Sleep(abortGrace)
 	C.hataori_abort(C.uintptr_t(c), C.int(code))
 	os.Exit(code)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/hataori/hataori-go/mpiabi"
@@ -379,10 +380,12 @@ func Barrier(c Handle) error {
 	return wrap(l.Barrier(mpiabi.Comm(c)))
 }
 
-// Abort aborts every process of c with code. It does not return: if
-// MPI_Abort returns (or the library cannot be loaded), the process exits
+// Abort aborts every process of c with code, after a short pause
+// (abortGrace) that lets the launcher forward what the process printed last.
+// It does not return: if MPI_Abort returns (or the library cannot be loaded), the process exits
 // with code.
 func Abort(c Handle, code int) {
+	time.Sleep(abortGrace)
 	if l, err := get(); err == nil {
 		_ = l.Abort(mpiabi.Comm(c), code)
 	}
