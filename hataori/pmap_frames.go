@@ -71,15 +71,11 @@ func sealFrame(buf []byte, h wire.Header, count int) []byte {
 	return buf
 }
 
-// taskFrame builds the TASK of batch (id, start) carrying items.
-func taskFrame[T any](id int64, start int, items []T) ([]byte, error) {
-	return taskFrameInto(nil, id, start, items)
-}
-
-// taskFrameInto is taskFrame building the frame in dst's memory when it is
-// large enough. dst is scratch: its contents may be overwritten even when
-// the frame outgrows it or fails to encode (then nothing is to be sent).
-func taskFrameInto[T any](dst []byte, id int64, start int, items []T) ([]byte, error) {
+// taskFrame builds the TASK of batch (id, start) carrying items, in dst's
+// memory when it is large enough (dst may be nil). dst is scratch: its
+// contents may be overwritten even when the frame outgrows it or fails to
+// encode (then nothing is to be sent).
+func taskFrame[T any](dst []byte, id int64, start int, items []T) ([]byte, error) {
 	if err := countFits(len(items)); err != nil {
 		return nil, err
 	}
@@ -95,16 +91,11 @@ func taskFrameInto[T any](dst []byte, id int64, start int, items []T) ([]byte, e
 	return sealFrame(buf, wire.Header{Kind: wire.KindTask, BatchID: uint64(id)}, len(items)), nil
 }
 
-// resultFrame builds a successful RESULT echoing indices.
-func resultFrame[U any](id int64, indices []int64, out []U) ([]byte, error) {
-	return resultFrameInto(nil, id, indices, out)
-}
-
-// resultFrameInto is resultFrame building the frame in dst's memory when
-// it is large enough: the results are encoded straight after the header
-// and the indices, with at most one allocation when dst is too small. dst
-// is scratch, as for taskFrameInto.
-func resultFrameInto[U any](dst []byte, id int64, indices []int64, out []U) ([]byte, error) {
+// resultFrame builds a successful RESULT echoing indices, in dst's memory
+// when it is large enough (dst may be nil): the results are encoded
+// straight after the header and the indices, with at most one allocation
+// when dst is too small. dst is scratch, as for taskFrame.
+func resultFrame[U any](dst []byte, id int64, indices []int64, out []U) ([]byte, error) {
 	if err := countFits(len(indices)); err != nil {
 		return nil, err
 	}

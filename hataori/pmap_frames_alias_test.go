@@ -45,7 +45,7 @@ func TestResultFrameDecodesByAliasing(t *testing.T) {
 			for i := 1; i < len(out); i++ {
 				out[i] = []float64{float64(i)}
 			}
-			frame, err := resultFrame(9, batch, out)
+			frame, err := resultFrame(nil, 9, batch, out)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -69,12 +69,12 @@ func TestResultFrameDecodesByAliasing(t *testing.T) {
 
 func TestFrameIntoReusesMemory(t *testing.T) {
 	v := make([]float64, 1000)
-	first, err := resultFrameInto(nil, 1, []int64{0}, [][]float64{v})
+	first, err := resultFrame(nil, 1, []int64{0}, [][]float64{v})
 	if err != nil {
 		t.Fatal(err)
 	}
 	v[0] = 5
-	second, err := resultFrameInto(first, 2, []int64{1}, [][]float64{v})
+	second, err := resultFrame(first, 2, []int64{1}, [][]float64{v})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestFrameIntoReusesMemory(t *testing.T) {
 		t.Fatalf("rebuilt frame decodes to %v, %v", got, err)
 	}
 	// A bigger frame outgrows the buffer: new memory, a correct frame.
-	third, err := resultFrameInto(second, 3, []int64{2, 3}, [][]float64{v, v})
+	third, err := resultFrame(second, 3, []int64{2, 3}, [][]float64{v, v})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestFrameIntoReusesMemory(t *testing.T) {
 		t.Fatalf("outgrown frame decodes to %v", err)
 	}
 	// TASK frames too.
-	task, err := taskFrameInto(third, 4, 10, []string{"a", "b"})
+	task, err := taskFrame(third, 4, 10, []string{"a", "b"})
 	if err != nil || &task[0] != &third[0] {
 		t.Fatalf("TASK into a large buffer: %v, reused %v", err, err == nil && &task[0] == &third[0])
 	}
@@ -121,10 +121,10 @@ func TestFrameIntoReusesMemory(t *testing.T) {
 
 func TestFrameIntoFailureSendsNothing(t *testing.T) {
 	dst := make([]byte, 0, 256)
-	if buf, err := taskFrameInto(dst, 1, 0, []chan int{make(chan int)}); buf != nil || !errors.Is(err, &wire.Error{Kind: wire.ErrEncode}) {
+	if buf, err := taskFrame(dst, 1, 0, []chan int{make(chan int)}); buf != nil || !errors.Is(err, &wire.Error{Kind: wire.ErrEncode}) {
 		t.Errorf("unencodable TASK = %d bytes, %v", len(buf), err)
 	}
-	if buf, err := resultFrameInto(dst, 1, []int64{0}, []func(){func() {}}); buf != nil || !errors.Is(err, &wire.Error{Kind: wire.ErrEncode}) {
+	if buf, err := resultFrame(dst, 1, []int64{0}, []func(){func() {}}); buf != nil || !errors.Is(err, &wire.Error{Kind: wire.ErrEncode}) {
 		t.Errorf("unencodable RESULT = %d bytes, %v", len(buf), err)
 	}
 }

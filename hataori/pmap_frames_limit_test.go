@@ -42,14 +42,14 @@ var frameBuilders = []struct {
 	build func(dst []byte, items [][]byte) ([]byte, error)
 }{
 	{"TASK", func(dst []byte, items [][]byte) ([]byte, error) {
-		return taskFrameInto(dst, 3, 0, items)
+		return taskFrame(dst, 3, 0, items)
 	}},
 	{"RESULT", func(dst []byte, items [][]byte) ([]byte, error) {
 		indices := make([]int64, len(items))
 		for i := range indices {
 			indices[i] = int64(i)
 		}
-		return resultFrameInto(dst, 3, indices, items)
+		return resultFrame(dst, 3, indices, items)
 	}},
 }
 

@@ -11,7 +11,7 @@ import (
 
 func TestTaskAndResultFramesRoundTrip(t *testing.T) {
 	items := []string{"a", "bb", "ccc"}
-	buf, err := taskFrame(7, 10, items)
+	buf, err := taskFrame(nil, 7, 10, items)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +32,7 @@ func TestTaskAndResultFramesRoundTrip(t *testing.T) {
 	}
 
 	res := [][]float64{{1, 2}, nil, {}}
-	buf, err = resultFrame(7, idx, res)
+	buf, err = resultFrame(nil, 7, idx, res)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -119,7 +119,7 @@ func runTask[T, U any](k *collective, lane *batchLane[T, U], h wire.Header, id i
 		rep.add(i, sched.ClassUser, KindUser, msg, uerr)
 		return faultFrame(id, statusUser, indices, resultFault{Index: i, Message: msg})
 	}
-	buf, err := resultFrameInto(scratch, id, indices, out)
+	buf, err := resultFrame(scratch, id, indices, out)
 	if err != nil {
 		return wireFault(indices, indices[0], "encoding the results", err)
 	}

@@ -227,7 +227,7 @@ func (r *rootLoop[T, U]) onReady(from int, h wire.Header) {
 		r.k.abortProtocol(err.Error())
 	}
 	if d == sched.Assign {
-		buf, err := taskFrameInto(r.taskBuf, b.ID, b.Start, r.items[b.Start:b.End()])
+		buf, err := taskFrame(r.taskBuf, b.ID, b.Start, r.items[b.Start:b.End()])
 		if err == nil {
 			r.send(from, buf, "TASK") // a blocking send: buf is free again when it returns
 			r.taskBuf = buf
