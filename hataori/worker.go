@@ -108,12 +108,3 @@ func (d *Domain) workerExited() {
 	liveWorkers.Add(-1)
 	d.wg.Done()
 }
-
-// workerTIDs returns the current thread id of each worker, by slot.
-func (d *Domain) workerTIDs() []int {
-	out := make([]int, len(d.workers))
-	for i, w := range d.workers {
-		out[i] = int(w.tid.Load())
-	}
-	return out
-}
