@@ -50,21 +50,28 @@ func coordinatorAborts(t *testing.T, test, env string, want ...string) {
 	mpitest.Run(t, cfg)
 }
 
-// TestPmapCoordinatorPanicAborts checks that a panic in user code running on
-// a remote rank's coordinator (a result type's msgpack encoder) and a
-// runtime.Goexit in an MPI-only callback (which runs on the coordinator)
-// end the whole job with ExitPanic instead of leaving the root waiting.
+// TestPmapCoordinatorPanicAborts checks that a panic in user code outside
+// the callbacks ends the whole job with ExitPanic instead of leaving the
+// root waiting: a result type's msgpack encoder (run on a remote rank's
+// slot, which encodes its RESULT), an item type's encoder (run on the
+// root's coordinator, which encodes every TASK), and a runtime.Goexit in an
+// MPI-only callback (run on the rank's helper slot).
 func TestPmapCoordinatorPanicAborts(t *testing.T) {
 	if !mpitest.Child() {
 		t.Run("encoder", func(t *testing.T) {
 			coordinatorAborts(t, "TestPmapCoordinatorPanicAborts", "encoder",
-				"panic on the calling goroutine of Pmap: encoder of explosive 7 exploded",
+				"Pmap callback panicked: encoder of explosive 7 exploded",
+				"callback panic in Pmap")
+		})
+		t.Run("item-encoder", func(t *testing.T) {
+			coordinatorAborts(t, "TestPmapCoordinatorPanicAborts", "item-encoder",
+				"panic on the calling goroutine of Pmap: encoder of explosive 3 exploded",
 				"panic in user code running on the coordinator of Pmap")
 		})
 		t.Run("goexit", func(t *testing.T) {
 			coordinatorAborts(t, "TestPmapCoordinatorPanicAborts", "goexit",
-				"runtime.Goexit on the calling goroutine of Pmap",
-				"panic in user code running on the coordinator of Pmap")
+				"Pmap callback panicked: runtime.Goexit called in a callback",
+				"callback panic in Pmap")
 		})
 		return
 	}
@@ -81,8 +88,21 @@ func TestPmapCoordinatorPanicAborts(t *testing.T) {
 			}
 			return explosive{V: 7}, nil
 		})
+	case "item-encoder":
+		// The root's own slot never ends, so the next batch goes to rank 1:
+		// the root's coordinator encodes its TASK, and the encoder panics.
+		var items Maybe[[]explosive]
+		if e.rank == 0 {
+			items = Some([]explosive{{3}, {3}, {3}, {3}})
+		}
+		_, _ = Pmap(ctx, e.world, nil, Options{}, items, func(x explosive) (int, error) {
+			if e.rank == 0 {
+				select {}
+			}
+			return x.V, nil
+		})
 	case "goexit":
-		// MPI-only: callbacks run on the coordinator. The root is slow,
+		// MPI-only: callbacks run on the rank's helper slot. The root is slow,
 		// so rank 1 gets batches, and its callback calls runtime.Goexit
 		// (as t.FailNow would).
 		_, _ = Pmap(ctx, e.world, nil, Options{}, e.items(50), func(x int) (int, error) {

@@ -77,30 +77,41 @@ type DomainConfig struct {
 	// StartTimeout bounds the wait for every worker to start (and pin);
 	// zero means DefaultStartTimeout.
 	StartTimeout time.Duration
+	// Oversubscribe allows more workers than the process may use CPUs
+	// (its affinity mask, as set by a launcher's binding or taskset).
+	// Without it such a domain is refused with ErrTooManyWorkers: under
+	// mpirun a rank bound to one core would otherwise time-share all its
+	// workers on that core.
+	Oversubscribe bool
 
 	startHook func(slot int)      // tests: runs in each worker before it reports
 	pin       func(cpu int) error // tests: replaces pinThread
 }
 
 // Domain is a rank-local execution resource: a fixed set of worker
-// goroutines, each locked to its own OS thread, that MapIn (and Pmap, via
-// Executor) runs callbacks on. At most one operation is admitted at a time;
-// a second one fails at once with ErrDomainBusy.
+// goroutines that MapIn and Pmap run callbacks on. At most one operation is
+// admitted at a time; a second one fails at once with ErrDomainBusy.
 //
-// # Workers and GOMAXPROCS
+// # Workers, slots and GOMAXPROCS
 //
-// A worker is a goroutine locked to an OS thread (runtime.LockOSThread); a
-// locked thread still needs one of the runtime's GOMAXPROCS Ps to run Go
-// code. With W workers busy and a coordinator (the goroutine that calls
-// Pmap, which services MPI while a batch runs), set GOMAXPROCS to at least
-// W+1 to keep the coordinator responsive; with MapIn alone the caller just
-// waits, and GOMAXPROCS >= W suffices. Go's default GOMAXPROCS is the
-// number of CPUs the process may use (its affinity mask and cgroup quota).
-// Under mpirun with several ranks per node each rank sees the whole node
-// unless the launcher binds it: bind ranks (mpirun --bind-to core
-// --map-by slot:PE=k) or set GOMAXPROCS to the rank's CPU share, and size
-// the domain to that share. NewLocalDomain sizes itself to
-// min(GOMAXPROCS, allowed CPUs).
+// In Managed placement each worker is locked to its own OS thread, pinned
+// to its CPU; otherwise workers are ordinary goroutines (a hand-off to one
+// costs well under a microsecond, against 10–50 µs for a locked thread).
+// Under Pmap an Outer domain offers one slot per worker: W batches run at
+// once, each worker running its batch's items in order. A busy worker needs
+// one of the runtime's GOMAXPROCS Ps, and the coordinator (the goroutine
+// that calls Pmap) needs one more to answer other ranks while the workers
+// compute: Pmap raises GOMAXPROCS to W+1 for the duration of the call when
+// it is lower (under mpirun -n 1, Open MPI binds the rank to one core and
+// Go starts with GOMAXPROCS 1), and restores it afterwards.
+//
+// Go's default GOMAXPROCS is the number of CPUs the process may use (its
+// affinity mask and cgroup quota). Under mpirun with several ranks per node
+// bind each rank to its share (Open MPI: --map-by slot:PE=k --bind-to core;
+// MPICH: -bind-to core:k) and size the domain to that share;
+// NewLocalDomain sizes itself to min(GOMAXPROCS, allowed CPUs), and
+// NewDomain refuses more workers than allowed CPUs unless
+// DomainConfig.Oversubscribe is set.
 //
 // In Managed mode on Linux worker i is pinned to CPUs[i]. Worker threads
 // never return to the runtime's thread pool (a locked goroutine that exits
@@ -122,6 +133,8 @@ type Domain struct {
 	stopping atomic.Bool
 	stopOnce sync.Once
 	stopped  chan struct{}
+
+	foreign *foreignExec // set only on the carrier domains of package lanes
 }
 
 var nextDomainID atomic.Int64
@@ -226,6 +239,11 @@ func validateConfig(cfg DomainConfig) error {
 	if (cfg.Placement == Managed || len(cfg.CPUs) > 0) && cfg.Workers > len(cfg.CPUs) {
 		return &DomainError{Op: "validate", CPU: -1, Err: fmt.Errorf("%w (%d workers, %d cpus)", ErrTooManyWorkers, cfg.Workers, len(cfg.CPUs))}
 	}
+	if n := len(allowed); n > 0 && cfg.Workers > n && !cfg.Oversubscribe {
+		return &DomainError{Op: "validate", CPU: -1, Err: fmt.Errorf(
+			"%w: %d workers, but this process may run on %d CPU(s) %v (under mpirun, give each rank its cores, e.g. --map-by slot:PE=%d --bind-to core, or set DomainConfig.Oversubscribe)",
+			ErrTooManyWorkers, cfg.Workers, n, allowedCPUs(), cfg.Workers)}
+	}
 	return nil
 }
 
@@ -269,12 +287,12 @@ func (d *Domain) Placement() Placement {
 // idempotent. If an operation is running on the domain, Close marks it
 // closed and returns at once; the workers stop when that operation ends.
 // After Close every call on the domain fails with ErrDomainClosed. Close
-// from one of the domain's own workers fails with ErrWorkerEntry.
+// from a worker of any domain fails with ErrWorkerEntry.
 func (d *Domain) Close() error {
 	if d == nil {
 		return ErrNoDomain
 	}
-	if d.onWorker() {
+	if onWorker() {
 		return ErrWorkerEntry
 	}
 	d.closed.Store(true)
@@ -322,7 +340,7 @@ func (d *Domain) release() {
 }
 
 // shutdown stops the workers; the caller holds the admission for good.
-func (d *Domain) shutdown() { d.stopWorkers(!d.onWorker()) }
+func (d *Domain) shutdown() { d.stopWorkers(!onWorker()) }
 
 // abort stops the workers of a domain whose construction failed; wait says
 // whether every worker has reported (and so can be waited for).

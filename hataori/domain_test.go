@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -13,7 +14,7 @@ import (
 // newTestDomain starts a declared domain of n workers, closed at cleanup.
 func newTestDomain(t *testing.T, n int) *Domain {
 	t.Helper()
-	d, err := NewDomain(DomainConfig{Workers: n})
+	d, err := NewDomain(DomainConfig{Oversubscribe: true, Workers: n})
 	if err != nil {
 		t.Fatalf("NewDomain: %v", err)
 	}
@@ -46,14 +47,14 @@ func TestNewDomainErrors(t *testing.T) {
 		want    error
 		wantCPU int
 	}{
-		{"zero workers", DomainConfig{Workers: 0}, ErrNoWorkers, -1},
-		{"negative workers", DomainConfig{Workers: -3, Placement: Managed, CPUs: allowed}, ErrNoWorkers, -1},
-		{"negative cpu", DomainConfig{Workers: 1, CPUs: []int{-1}}, ErrCPUNotAllowed, -1},
-		{"cpu outside allowed set", DomainConfig{Workers: 1, CPUs: []int{outside}, Placement: Managed}, ErrCPUNotAllowed, outside},
-		{"declared cpu outside allowed set", DomainConfig{Workers: 1, CPUs: []int{outside}}, ErrCPUNotAllowed, outside},
-		{"duplicate cpu", DomainConfig{Workers: 1, CPUs: []int{allowed[0], allowed[0]}, Placement: Managed}, ErrDuplicateCPU, allowed[0]},
-		{"too many workers", DomainConfig{Workers: len(allowed) + 1, CPUs: allowed, Placement: Managed}, ErrTooManyWorkers, -1},
-		{"managed without cpus", DomainConfig{Workers: 1, Placement: Managed}, ErrTooManyWorkers, -1},
+		{"zero workers", DomainConfig{Oversubscribe: true, Workers: 0}, ErrNoWorkers, -1},
+		{"negative workers", DomainConfig{Oversubscribe: true, Workers: -3, Placement: Managed, CPUs: allowed}, ErrNoWorkers, -1},
+		{"negative cpu", DomainConfig{Oversubscribe: true, Workers: 1, CPUs: []int{-1}}, ErrCPUNotAllowed, -1},
+		{"cpu outside allowed set", DomainConfig{Oversubscribe: true, Workers: 1, CPUs: []int{outside}, Placement: Managed}, ErrCPUNotAllowed, outside},
+		{"declared cpu outside allowed set", DomainConfig{Oversubscribe: true, Workers: 1, CPUs: []int{outside}}, ErrCPUNotAllowed, outside},
+		{"duplicate cpu", DomainConfig{Oversubscribe: true, Workers: 1, CPUs: []int{allowed[0], allowed[0]}, Placement: Managed}, ErrDuplicateCPU, allowed[0]},
+		{"too many workers", DomainConfig{Oversubscribe: true, Workers: len(allowed) + 1, CPUs: allowed, Placement: Managed}, ErrTooManyWorkers, -1},
+		{"managed without cpus", DomainConfig{Oversubscribe: true, Workers: 1, Placement: Managed}, ErrTooManyWorkers, -1},
 	}
 	base := liveWorkers.Load()
 	for _, tt := range tests {
@@ -73,7 +74,7 @@ func TestNewDomainErrors(t *testing.T) {
 	}
 	t.Run("invalid placement", func(t *testing.T) {
 		var de *DomainError
-		_, err := NewDomain(DomainConfig{Workers: 1, Placement: PlacementMode(9)})
+		_, err := NewDomain(DomainConfig{Oversubscribe: true, Workers: 1, Placement: PlacementMode(9)})
 		if !errors.As(err, &de) {
 			t.Fatalf("err = %v, want *DomainError", err)
 		}
@@ -91,7 +92,7 @@ func TestNewDomainPinFailure(t *testing.T) {
 	base := liveWorkers.Load()
 	var mu sync.Mutex
 	var pinned []int
-	cfg := DomainConfig{Workers: len(allowed), CPUs: allowed, Placement: Managed}
+	cfg := DomainConfig{Oversubscribe: true, Workers: len(allowed), CPUs: allowed, Placement: Managed}
 	cfg.pin = func(cpu int) error {
 		mu.Lock()
 		pinned = append(pinned, cpu)
@@ -123,7 +124,7 @@ func TestNewDomainPinFailure(t *testing.T) {
 // CallerDeclared elsewhere.
 func TestManagedPlacementReport(t *testing.T) {
 	allowed := allowedCPUs()
-	d, err := NewDomain(DomainConfig{Workers: 1, CPUs: allowed[:1], Placement: Managed})
+	d, err := NewDomain(DomainConfig{Oversubscribe: true, Workers: 1, CPUs: allowed[:1], Placement: Managed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +141,7 @@ func TestManagedPlacementReport(t *testing.T) {
 func TestNewDomainStartTimeout(t *testing.T) {
 	base := liveWorkers.Load()
 	hold := make(chan struct{})
-	cfg := DomainConfig{Workers: 3, StartTimeout: 20 * time.Millisecond}
+	cfg := DomainConfig{Oversubscribe: true, Workers: 3, StartTimeout: 20 * time.Millisecond}
 	cfg.startHook = func(slot int) {
 		if slot == 1 {
 			<-hold
@@ -160,7 +161,7 @@ func TestNewDomainStartTimeout(t *testing.T) {
 
 func TestDomainAccessors(t *testing.T) {
 	allowed := allowedCPUs()
-	d, err := NewDomain(DomainConfig{Workers: 1, CPUs: allowed[:1]})
+	d, err := NewDomain(DomainConfig{Oversubscribe: true, Workers: 1, CPUs: allowed[:1]})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,14 +211,13 @@ func TestNewLocalDomain(t *testing.T) {
 
 func TestDomainCloseStopsWorkers(t *testing.T) {
 	base := liveWorkers.Load()
-	d, err := NewDomain(DomainConfig{Workers: 3})
+	d, err := NewDomain(DomainConfig{Oversubscribe: true, Workers: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := liveWorkers.Load() - base; got != 3 {
 		t.Fatalf("live workers = %d, want 3", got)
 	}
-	tids := d.workerTIDs()
 	for i := range 2 {
 		if err := d.Close(); err != nil {
 			t.Fatalf("Close #%d: %v", i+1, err)
@@ -225,11 +225,6 @@ func TestDomainCloseStopsWorkers(t *testing.T) {
 	}
 	if liveWorkers.Load() != base {
 		t.Fatalf("live workers after Close = %d, want %d", liveWorkers.Load()-base, 0)
-	}
-	for _, tid := range tids {
-		if _, ok := workerThreads.Load(tid); ok {
-			t.Errorf("thread %d still registered as a worker", tid)
-		}
 	}
 }
 
@@ -255,5 +250,22 @@ func TestStringers(t *testing.T) {
 		if tt.got != tt.want {
 			t.Errorf("got %q, want %q", tt.got, tt.want)
 		}
+	}
+}
+
+// More workers than the process may use CPUs is refused, naming the CPUs
+// and the way out, unless Oversubscribe is set.
+func TestNewDomainMoreWorkersThanCPUs(t *testing.T) {
+	n := len(allowedCPUs())
+	_, err := NewDomain(DomainConfig{Workers: n + 1})
+	if !errors.Is(err, ErrTooManyWorkers) || !strings.Contains(err.Error(), "Oversubscribe") {
+		t.Fatalf("NewDomain(%d workers on %d CPUs) = %v, want ErrTooManyWorkers naming Oversubscribe", n+1, n, err)
+	}
+	d, err := NewDomain(DomainConfig{Workers: n + 1, Oversubscribe: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -2,84 +2,117 @@ package hataori
 
 import (
 	"fmt"
-	"sync/atomic"
+	"sync"
+
+	"github.com/hataori/hataori-go/internal/slot"
 )
 
-// Executor returns the Executor that runs Pmap batches on d in mode:
-// Sequential runs a batch's items in order on one worker, stopping after a
-// Run that returns false; Outer spreads them over all workers and runs
-// every item; Inner runs them in order on a helper goroutine (neither a
-// worker nor the caller) that lends d to each item for d.Parallel, stopping
-// after a Run that returns false. Enter performs MapIn's checks
-// (ErrInvalidMode, ErrNoDomain, ErrDomainClosed, ErrWorkerEntry,
-// ErrDomainBusy) and claims d; the executor offloads.
-func (d *Domain) Executor(mode LocalMode) Executor {
-	return domainExecutor{d: d, mode: mode}
-}
-
-type domainExecutor struct {
+// domainExec runs the slots of a collective call on a domain in one local
+// mode: Outer offers one slot per worker (each worker takes whole batches
+// and runs their items in order); Sequential one slot on worker 0; Inner
+// one slot on a helper goroutine (neither a worker nor the caller) to
+// which the whole domain is lent, so its items reach every worker through
+// d.Parallel.
+type domainExec struct {
 	d    *Domain
 	mode LocalMode
 }
 
-func (e domainExecutor) Enter() (func(), error) {
-	if !e.mode.valid() {
-		return nil, fmt.Errorf("%w: %d", ErrInvalidMode, int(e.mode))
+// executor returns the slot executor of d in mode.
+func (d *Domain) executor(mode LocalMode) slot.Executor {
+	if d != nil && d.foreign != nil {
+		return d.foreign.exec
 	}
-	release, err := e.d.admit()
-	if err != nil {
-		return nil, err
-	}
-	var once atomic.Bool
-	return func() {
-		if once.CompareAndSwap(false, true) {
-			release()
-		}
-	}, nil
+	return domainExec{d: d, mode: mode}
 }
 
-func (e domainExecutor) Offloads() bool { return true }
-
-func (e domainExecutor) Start(b Batch) {
-	var t *indexTask
-	run := b.Run
-	if e.mode == Outer {
-		t = newIndexTask(b.N, func(slot, i int) { run(slot, i) }, b.Done)
-	} else {
-		t = newIndexTask(b.N, func(slot, i int) {
-			if !run(slot, i) {
-				t.stop.Store(true)
-			}
-		}, b.Done)
-	}
-	e.d.launch(t, e.mode, false)
-}
-
-func (e domainExecutor) Slots() int {
+func (e domainExec) Slots() int {
 	if e.mode == Outer && e.d != nil {
 		return len(e.d.workers)
 	}
 	return 1
 }
 
-// inlineExecutor returns the executor of MPI-only ranks (no domain): it
-// runs each batch synchronously on the calling goroutine, in order, and
-// stops after a Run that returns false.
-func inlineExecutor() Executor { return inlineExec{} }
-
-type inlineExec struct{}
-
-func (inlineExec) Enter() (func(), error) { return func() {}, nil }
-
-func (inlineExec) Offloads() bool { return false }
-
-func (inlineExec) Start(b Batch) {
-	defer b.Done()
-	for i := range b.N {
-		if !b.Run(0, i) {
-			return
-		}
+func (e domainExec) Threads() int {
+	if e.mode == Sequential || e.d == nil {
+		return 1
 	}
+	return len(e.d.workers)
 }
 
-func (inlineExec) Slots() int { return 1 }
+func (domainExec) Offloads() bool { return true }
+
+// Run performs MapIn's entry checks (ErrInvalidMode, ErrNoDomain,
+// ErrDomainClosed, ErrWorkerEntry, ErrDomainBusy), claims d, runs the
+// slots and the coordinator, and releases d once every slot has returned.
+func (e domainExec) Run(work func(slot int), coord func()) error {
+	if !e.mode.valid() {
+		return fmt.Errorf("%w: %d", ErrInvalidMode, int(e.mode))
+	}
+	release, err := e.d.admit()
+	if err != nil {
+		return err
+	}
+	defer release()
+	var wg sync.WaitGroup
+	switch e.mode {
+	case Outer:
+		wg.Add(len(e.d.workers))
+		for _, w := range e.d.workers {
+			w.jobs <- slotTask{work: work, wg: &wg}
+		}
+	case Inner:
+		wg.Add(1)
+		e.d.lent.Store(true)
+		go func() {
+			defer wg.Done()
+			defer e.d.lent.Store(false)
+			work(0)
+		}()
+	default:
+		wg.Add(1)
+		e.d.workers[0].jobs <- slotTask{work: work, wg: &wg}
+	}
+	// However coord leaves (it may call runtime.Goexit in a test), the
+	// slots are joined before the domain is released.
+	defer wg.Wait()
+	coord()
+	return nil
+}
+
+// slotTask is one slot's loop of a collective call, run by a worker.
+type slotTask struct {
+	work func(slot int)
+	wg   *sync.WaitGroup
+}
+
+func (t slotTask) runOn(slot int) {
+	defer t.wg.Done()
+	t.work(slot)
+}
+
+// helperExec is the executor of an MPI-only rank (no domain): one slot on
+// a helper goroutine (not a domain worker), so that the coordinator keeps
+// answering while a callback runs. With inline set (MPI provides only
+// MPI_THREAD_SINGLE, so no other thread may run while MPI is in use) it
+// offloads nothing: the coordinator evaluates each batch itself.
+type helperExec struct{ inline bool }
+
+func (helperExec) Slots() int       { return 1 }
+func (helperExec) Threads() int     { return 1 }
+func (e helperExec) Offloads() bool { return !e.inline }
+
+func (e helperExec) Run(work func(slot int), coord func()) error {
+	if e.inline {
+		coord()
+		return nil
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		work(0)
+	}()
+	defer func() { <-done }()
+	coord()
+	return nil
+}

@@ -3,205 +3,159 @@ package hataori
 import (
 	"errors"
 	"fmt"
-	"runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 )
 
-// batchRecorder builds a Batch that records which items ran, on which
-// slots, and how often Done was called.
-type batchRecorder struct {
-	mu    sync.Mutex
-	ran   []int
-	slots map[int]bool
-	done  atomic.Int32
-	ended chan struct{}
-}
-
-func newBatch(n int, run func(i int) bool) (*batchRecorder, Batch) {
-	r := &batchRecorder{slots: map[int]bool{}, ended: make(chan struct{})}
-	return r, Batch{
-		N: n,
-		Run: func(slot, i int) bool {
-			r.mu.Lock()
-			r.ran = append(r.ran, i)
-			r.slots[slot] = true
-			r.mu.Unlock()
-			return run(i)
-		},
-		Done: func() {
-			if r.done.Add(1) == 1 {
-				close(r.ended)
-			}
-		},
-	}
-}
-
-// wait waits (bounded) for Done, then gives a late second Done a chance.
-func (r *batchRecorder) wait(t *testing.T) {
+// runSlots runs e with a work that records, for each slot, that it ran and
+// whether it ran on a domain worker, and waits (bounded) inside coord until
+// every slot is running at once; it returns the slots seen and coord's
+// verdict.
+func runSlots(t *testing.T, e interface {
+	Slots() int
+	Run(func(int), func()) error
+}, during func()) (map[int]bool, error) {
 	t.Helper()
-	select {
-	case <-r.ended:
-	case <-time.After(10 * time.Second):
-		t.Fatal("Done was not called")
+	n := e.Slots()
+	var mu sync.Mutex
+	onWorkerBySlot := map[int]bool{}
+	var inside sync.WaitGroup
+	inside.Add(n)
+	release := make(chan struct{})
+	work := func(s int) {
+		w := onWorker()
+		mu.Lock()
+		_, dup := onWorkerBySlot[s]
+		onWorkerBySlot[s] = w
+		mu.Unlock()
+		if dup {
+			t.Errorf("slot %d ran twice", s)
+		}
+		inside.Done()
+		<-release
 	}
-	time.Sleep(5 * time.Millisecond)
-	if n := r.done.Load(); n != 1 {
-		t.Fatalf("Done called %d times", n)
+	var coordErr error
+	err := e.Run(work, func() {
+		all := make(chan struct{})
+		go func() { inside.Wait(); close(all) }()
+		select {
+		case <-all:
+		case <-time.After(10 * time.Second):
+			coordErr = fmt.Errorf("only some of %d slots ran at once", n)
+		}
+		if during != nil {
+			during()
+		}
+		close(release)
+	})
+	if err == nil {
+		err = coordErr
 	}
+	return onWorkerBySlot, err
 }
 
-func TestDomainExecutor(t *testing.T) {
+// Every slot of a domain executor runs at once: one per worker in Outer
+// mode, on the workers; one on worker 0 in Sequential mode; one off the
+// workers in Inner mode, with the domain lent for Parallel.
+func TestDomainExecutorSlots(t *testing.T) {
 	d := newTestDomain(t, 3)
-	tests := []struct {
-		mode      LocalMode
-		n         int
-		stopAt    int // Run returns false for this item
-		wantRan   []int
-		wantSlots int
-	}{
-		{Sequential, 6, 2, []int{0, 1, 2}, 1},
-		{Sequential, 0, -1, nil, 1},
-		{Outer, 40, 2, seq(40), 3},
-		{Outer, 0, -1, nil, 3},
-		{Outer, 2, -1, seq(2), 3},
-		{Inner, 6, 2, []int{0, 1, 2}, 1},
-		{Inner, 0, -1, nil, 1},
-	}
-	for _, tt := range tests {
-		t.Run(fmt.Sprintf("%v/n=%d", tt.mode, tt.n), func(t *testing.T) {
-			e := d.Executor(tt.mode)
-			if !e.Offloads() || e.Slots() != tt.wantSlots {
-				t.Fatalf("Offloads = %v Slots = %d, want true, %d", e.Offloads(), e.Slots(), tt.wantSlots)
+	for _, tt := range []struct {
+		mode          LocalMode
+		slots, thread int
+		onWorker      bool
+	}{{Sequential, 1, 1, true}, {Outer, 3, 3, true}, {Inner, 1, 3, false}} {
+		t.Run(tt.mode.String(), func(t *testing.T) {
+			e := d.executor(tt.mode)
+			if e.Slots() != tt.slots || e.Threads() != tt.thread || !e.Offloads() {
+				t.Fatalf("Slots %d Threads %d Offloads %v, want %d %d true", e.Slots(), e.Threads(), e.Offloads(), tt.slots, tt.thread)
 			}
-			release, err := e.Enter()
+			seen, err := runSlots(t, e, func() {
+				// A second call while the slots run is refused at once.
+				if err := e.Run(func(int) { t.Error("work of a refused Run ran") }, func() { t.Error("coord of a refused Run ran") }); !errors.Is(err, ErrDomainBusy) {
+					t.Errorf("second Run: %v, want ErrDomainBusy", err)
+				}
+			})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := e.Enter(); !errors.Is(err, ErrDomainBusy) {
-				t.Fatalf("second Enter: %v, want ErrDomainBusy", err)
+			if len(seen) != tt.slots {
+				t.Fatalf("slots seen %v, want %d", seen, tt.slots)
 			}
-			// Two batches under one admission, as Pmap does.
-			for range 2 {
-				r, b := newBatch(tt.n, func(i int) bool { return i != tt.stopAt })
-				e.Start(b)
-				r.wait(t)
-				slices.Sort(r.ran)
-				if !slices.Equal(r.ran, tt.wantRan) {
-					t.Fatalf("ran %v, want %v", r.ran, tt.wantRan)
-				}
-				for s := range r.slots {
-					if s < 0 || s >= e.Slots() {
-						t.Fatalf("slot %d outside [0, %d)", s, e.Slots())
-					}
+			for s, w := range seen {
+				if w != tt.onWorker {
+					t.Errorf("slot %d on a worker: %v, want %v", s, w, tt.onWorker)
 				}
 			}
-			release()
-			release() // a second call is harmless
-			r2, err := e.Enter()
-			if err != nil {
-				t.Fatalf("Enter after release: %v", err)
-			}
-			r2()
 		})
 	}
-}
-
-func seq(n int) []int {
-	out := make([]int, n)
-	for i := range out {
-		out[i] = i
+	// The domain is free again afterwards.
+	if _, err := MapIn(t.Context(), d, Outer, []int{1, 2}, func(x int) (int, error) { return x, nil }); err != nil {
+		t.Fatal(err)
 	}
-	return out
 }
 
-// Start returns before the batch ends, and Inner items run off the
-// workers with the domain lent for Parallel.
-func TestDomainExecutorOffloads(t *testing.T) {
+// An Inner slot may use the whole domain through Parallel; Outer and
+// Sequential slots are workers and may not.
+func TestDomainExecutorInnerLends(t *testing.T) {
 	d := newTestDomain(t, 2)
 	for _, mode := range allModes {
-		t.Run(mode.String(), func(t *testing.T) {
-			e := d.Executor(mode)
-			release, err := e.Enter()
-			if err != nil {
-				t.Fatal(err)
+		var got error
+		var ran atomic.Int32
+		err := d.executor(mode).Run(func(s int) {
+			if s == 0 {
+				got = d.Parallel(4, func(int) { ran.Add(1) })
 			}
-			defer release()
-			hold := make(chan struct{})
-			var onWorkerSeen, parallelErr atomic.Value
-			r, b := newBatch(1, func(int) bool {
-				<-hold
-				onWorkerSeen.Store(d.onWorker())
-				err := d.Parallel(2, func(int) {})
-				parallelErr.Store(fmt.Sprint(err))
-				return true
-			})
-			e.Start(b) // must not block on the held item
-			close(hold)
-			r.wait(t)
-			wantWorker := mode != Inner
-			wantErr := "<nil>"
-			if wantWorker {
-				wantErr = ErrWorkerEntry.Error()
-			}
-			if onWorkerSeen.Load() != wantWorker || parallelErr.Load() != wantErr {
-				t.Fatalf("on worker = %v, Parallel = %v; want %v, %v", onWorkerSeen.Load(), parallelErr.Load(), wantWorker, wantErr)
-			}
-		})
+		}, func() {})
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case mode == Inner && (got != nil || ran.Load() != 4):
+			t.Errorf("Inner: Parallel = %v, ran %d of 4", got, ran.Load())
+		case mode != Inner && !errors.Is(got, ErrWorkerEntry):
+			t.Errorf("%v: Parallel from a slot = %v, want ErrWorkerEntry", mode, got)
+		}
+	}
+	if err := d.Parallel(1, func(int) {}); !errors.Is(err, ErrNotLent) {
+		t.Errorf("Parallel after the call: %v, want ErrNotLent", err)
 	}
 }
 
-func TestDomainExecutorEnterErrors(t *testing.T) {
+func TestDomainExecutorRunErrors(t *testing.T) {
+	never := func(int) { t.Error("work ran") }
+	nocoord := func() { t.Error("coord ran") }
 	var nilDomain *Domain
-	if _, err := nilDomain.Executor(Outer).Enter(); !errors.Is(err, ErrNoDomain) {
+	if err := nilDomain.executor(Outer).Run(never, nocoord); !errors.Is(err, ErrNoDomain) {
 		t.Errorf("nil domain: %v", err)
 	}
 	d := newTestDomain(t, 1)
-	if _, err := d.Executor(LocalMode(-1)).Enter(); !errors.Is(err, ErrInvalidMode) {
+	if err := d.executor(LocalMode(-1)).Run(never, nocoord); !errors.Is(err, ErrInvalidMode) {
 		t.Errorf("invalid mode: %v", err)
 	}
-}
-
-func TestInlineExecutor(t *testing.T) {
-	e := inlineExecutor()
-	if e.Offloads() || e.Slots() != 1 {
-		t.Fatalf("Offloads = %v Slots = %d", e.Offloads(), e.Slots())
-	}
-	release, err := e.Enter()
-	if err != nil {
+	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
-	defer release()
-	for _, tt := range []struct {
-		n, stopAt int
-		want      []int
-	}{{5, 1, []int{0, 1}}, {3, -1, seq(3)}, {0, -1, nil}} {
-		caller := threadIDLocked(t)
-		var runThreads []int
-		r, b := newBatch(tt.n, func(i int) bool {
-			runThreads = append(runThreads, threadID())
-			return i != tt.stopAt
-		})
-		e.Start(b)
-		// Synchronous: everything, Done included, happened before Start returned.
-		if r.done.Load() != 1 || !slices.Equal(r.ran, tt.want) {
-			t.Fatalf("done = %d ran = %v, want 1 and %v", r.done.Load(), r.ran, tt.want)
-		}
-		for _, tid := range runThreads {
-			if tid != caller {
-				t.Fatalf("item ran on thread %d, not the caller's %d", tid, caller)
-			}
-		}
+	if err := d.executor(Outer).Run(never, nocoord); !errors.Is(err, ErrDomainClosed) {
+		t.Errorf("closed domain: %v", err)
 	}
 }
 
-// threadIDLocked locks the test goroutine to its thread for the rest of
-// the test and returns the thread's id.
-func threadIDLocked(t *testing.T) int {
-	runtime.LockOSThread()
-	t.Cleanup(runtime.UnlockOSThread)
-	return threadID()
+// The MPI-only executor runs its one slot on a helper goroutine, at the
+// same time as the coordinator; inline, it runs no slot at all.
+func TestHelperExecutor(t *testing.T) {
+	e := helperExec{}
+	if !e.Offloads() || e.Slots() != 1 || e.Threads() != 1 {
+		t.Fatalf("Offloads %v Slots %d Threads %d", e.Offloads(), e.Slots(), e.Threads())
+	}
+	seen, err := runSlots(t, e, nil)
+	if err != nil || len(seen) != 1 || seen[0] {
+		t.Fatalf("slots %v, err %v; want slot 0 off the workers", seen, err)
+	}
+	in := helperExec{inline: true}
+	coordRan := false
+	if err := in.Run(func(int) { t.Error("inline executor ran a slot") }, func() { coordRan = true }); err != nil || !coordRan || in.Offloads() {
+		t.Fatalf("inline: err %v, coord ran %v, Offloads %v", err, coordRan, in.Offloads())
+	}
 }

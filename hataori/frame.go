@@ -1,6 +1,7 @@
 package hataori
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"github.com/hataori/hataori-go/hataori/internal/mpi"
@@ -28,7 +29,8 @@ func (k *collective) sendFrame(dest, tag int, buf []byte) error {
 // parses the header and checks that the announced payload length matches.
 // It returns the header, the payload (aliasing the received buffer) and the
 // sender's rank. A malformed frame yields a *wire.Error (the message has been
-// consumed); any other error is an MPI failure.
+// consumed) and a header holding at least the raw slot field; any other
+// error is an MPI failure.
 //
 // The message size comes from MPI_Get_count, which MPI itself bounds by the
 // bytes actually sent (at most an int count), never from a header field, so
@@ -49,20 +51,26 @@ func (k *collective) recvFrame(src, tag int) (wire.Header, []byte, int, error) {
 	if err != nil {
 		return wire.Header{}, nil, st.Source, err
 	}
+	// The slot field is read from the raw bytes, so that a frame whose
+	// header fails to parse can still be attributed to its sender's slot.
+	var raw wire.Header
+	if len(buf) >= wire.HeaderSize {
+		raw.Slot = binary.LittleEndian.Uint32(buf[24:])
+	}
 	if rs.Source != st.Source || rs.Tag != st.Tag || rs.Count != st.Count {
-		return wire.Header{}, nil, st.Source, &wire.Error{Kind: wire.ErrSource, Detail: fmt.Sprintf(
+		return raw, nil, st.Source, &wire.Error{Kind: wire.ErrSource, Detail: fmt.Sprintf(
 			"probed (source %d, tag %d, %d bytes), received (source %d, tag %d, %d bytes)",
 			st.Source, st.Tag, st.Count, rs.Source, rs.Tag, rs.Count)}
 	}
 	if src != mpi.AnySource() && rs.Source != src {
-		return wire.Header{}, nil, rs.Source, &wire.Error{Kind: wire.ErrSource, Detail: fmt.Sprintf("frame from rank %d, expected %d", rs.Source, src)}
+		return raw, nil, rs.Source, &wire.Error{Kind: wire.ErrSource, Detail: fmt.Sprintf("frame from rank %d, expected %d", rs.Source, src)}
 	}
 	if int64(st.Count) > wire.MaxBytes {
-		return wire.Header{}, nil, st.Source, &wire.Error{Kind: wire.ErrLength, Detail: fmt.Sprintf("frame of %d bytes exceeds limit %d", st.Count, wire.MaxBytes)}
+		return raw, nil, st.Source, &wire.Error{Kind: wire.ErrLength, Detail: fmt.Sprintf("frame of %d bytes exceeds limit %d", st.Count, wire.MaxBytes)}
 	}
 	h, err := wire.ParseHeader(buf)
 	if err != nil {
-		return wire.Header{}, nil, st.Source, err
+		return raw, nil, st.Source, err
 	}
 	if h.Len != uint64(st.Count-wire.HeaderSize) {
 		return h, nil, st.Source, &wire.Error{Kind: wire.ErrLength, Detail: fmt.Sprintf("header announces %d payload bytes, frame carries %d", h.Len, st.Count-wire.HeaderSize)}

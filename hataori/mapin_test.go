@@ -216,8 +216,8 @@ func TestMapInAdmissionContention(t *testing.T) {
 			t.Errorf("%v: err = %v, want ErrDomainBusy", mode, err)
 		}
 	}
-	if _, err := d.Executor(Outer).Enter(); !errors.Is(err, ErrDomainBusy) {
-		t.Errorf("Enter on a busy domain: %v, want ErrDomainBusy", err)
+	if err := d.executor(Outer).Run(func(int) {}, func() {}); !errors.Is(err, ErrDomainBusy) {
+		t.Errorf("Pmap's executor on a busy domain: %v, want ErrDomainBusy", err)
 	}
 	release()
 	if err := wait(); err != nil {
@@ -390,7 +390,7 @@ func TestMapInCancel(t *testing.T) {
 
 func TestDomainUseAfterClose(t *testing.T) {
 	base := liveWorkers.Load()
-	d, err := NewDomain(DomainConfig{Workers: 2})
+	d, err := NewDomain(DomainConfig{Oversubscribe: true, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,8 +404,8 @@ func TestDomainUseAfterClose(t *testing.T) {
 		if _, err := MapIn(context.Background(), d, mode, []int{1}, func(v int) (int, error) { return v, nil }); !errors.Is(err, ErrDomainClosed) {
 			t.Errorf("MapIn %v after Close: %v", mode, err)
 		}
-		if _, err := d.Executor(mode).Enter(); !errors.Is(err, ErrDomainClosed) {
-			t.Errorf("Enter %v after Close: %v", mode, err)
+		if err := d.executor(mode).Run(func(int) {}, func() {}); !errors.Is(err, ErrDomainClosed) {
+			t.Errorf("Pmap's executor %v after Close: %v", mode, err)
 		}
 	}
 	if err := d.Parallel(3, func(int) {}); !errors.Is(err, ErrDomainClosed) {
@@ -420,7 +420,7 @@ func TestDomainUseAfterClose(t *testing.T) {
 // the workers stop when it ends.
 func TestDomainCloseWhileBusy(t *testing.T) {
 	base := liveWorkers.Load()
-	d, err := NewDomain(DomainConfig{Workers: 2})
+	d, err := NewDomain(DomainConfig{Oversubscribe: true, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,81 +3,84 @@ package hataori
 import (
 	"fmt"
 	"os"
-	"sync"
+	"sync/atomic"
 )
 
-// batchLane runs one batch at a time of a Pmap call through an Executor
-// (capacity one). Items are read from, and results written straight into,
-// the slices it is given: on the root these are windows of the caller's
-// input and of the result table, so nothing is copied or serialized.
-type batchLane[T, U any] struct {
-	exec  Executor
-	f     func(slot int, item T) (U, error)
-	done  chan struct{} // capacity one: Batch.Done signals here
-	batch Batch         // reused; Run and Done are bound once
-
-	items []T
-	out   []U
-
-	mu     sync.Mutex
-	errIdx int // lowest failing position in the batch, -1 if none
-	err    error
-	panic  *PanicError
+// batchOutcome is what evaluating one batch on a slot left behind.
+type batchOutcome struct {
+	errIdx int   // lowest failing position in the batch, -1 if none
+	err    error // that item's error
 }
 
-func newBatchLane[T, U any](exec Executor, f func(int, T) (U, error)) *batchLane[T, U] {
-	l := &batchLane[T, U]{exec: exec, f: f, done: make(chan struct{}, 1)}
-	l.batch = Batch{Run: l.run, Done: l.signal}
-	return l
+// evalBatch evaluates f over items on slot, writing results into out (a
+// window of the result table on the root, a fresh slice elsewhere, so
+// nothing is copied or serialized on the root). With stopOnError
+// (Sequential, Inner, MPI-only) it stops after the first failing item;
+// otherwise (Outer, lanes) it evaluates every item. It reports a panic (or
+// runtime.Goexit) of f through pan instead of raising it and returns
+// false then; the coordinator aborts the job.
+func evalBatch[T, U any](f func(int, T) (U, error), slot int, items []T, out []U, stopOnError bool, pan *panicSlot) (o batchOutcome, ok bool) {
+	o.errIdx = -1
+	for i := range items {
+		u, err, normal := callItem(f, slot, items[i], pan)
+		if !normal {
+			return o, false
+		}
+		if err != nil {
+			if o.errIdx < 0 {
+				o.errIdx, o.err = i, err
+			}
+			if stopOnError {
+				return o, true
+			}
+			continue
+		}
+		out[i] = u
+	}
+	return o, true
 }
 
-// start hands items to the executor; results land in out. A
-// non-offloading executor has finished (and signalled) when start returns.
-func (l *batchLane[T, U]) start(items []T, out []U) {
-	l.items, l.out = items, out
-	l.errIdx, l.err, l.panic = -1, nil, nil
-	l.batch.N = len(items)
-	l.exec.Start(l.batch)
-}
-
-func (l *batchLane[T, U]) signal() { l.done <- struct{}{} }
-
-// run evaluates item i of the current batch. It never panics: a panic (or
-// runtime.Goexit) of the callback is recorded for the coordinator, which
-// aborts the job.
-func (l *batchLane[T, U]) run(slot, i int) (ok bool) {
-	normal := false
+// callItem calls f once; a panic or Goexit is recorded in pan and reported
+// as normal == false. A Goexit cannot be stopped: the slot's goroutine ends
+// after the record, and the coordinator aborts the job.
+func callItem[T, U any](f func(int, T) (U, error), slot int, item T, pan *panicSlot) (u U, err error, normal bool) {
 	defer func() {
 		if !normal {
-			p := capturePanic(recover())
-			l.mu.Lock()
-			if l.panic == nil {
-				l.panic = p
-			}
-			l.mu.Unlock()
-			ok = false
+			pan.record(capturePanic(recover()))
 		}
 	}()
-	u, err := l.f(slot, l.items[i])
-	normal = true
-	if err != nil {
-		l.mu.Lock()
-		if l.errIdx < 0 || i < l.errIdx {
-			l.errIdx, l.err = i, err
-		}
-		l.mu.Unlock()
-		return false
-	}
-	l.out[i] = u
-	return true
+	u, err = f(slot, item)
+	return u, err, true
 }
 
-// finish is called by the coordinator after receiving from done. A
-// recorded panic aborts the job with ExitPanic, printing the panic value
-// and stack first; it returns otherwise.
-func (l *batchLane[T, U]) finish(k *collective) {
-	l.items, l.out = nil, nil
-	if p := l.panic; p != nil {
+// panicSlot holds the first panic raised by user code on a slot during one
+// call, for the coordinator, which alone may call MPI_Abort.
+type panicSlot struct {
+	p    atomic.Pointer[PanicError]
+	wake chan struct{} // capacity one: nudges a coordinator that is waiting
+}
+
+func newPanicSlot() *panicSlot { return &panicSlot{wake: make(chan struct{}, 1)} }
+
+func (s *panicSlot) record(p *PanicError) {
+	if s.p.CompareAndSwap(nil, p) {
+		s.nudge()
+	}
+}
+
+// nudge wakes a waiting coordinator without blocking.
+func (s *panicSlot) nudge() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// check aborts the job with ExitPanic, printing the panic value and stack
+// first, when a slot recorded a panic; it returns otherwise. It runs on
+// the coordinator.
+func (s *panicSlot) check(k *collective) {
+	if p := s.p.Load(); p != nil {
 		fmt.Fprintf(os.Stderr, "hataori: Pmap callback panicked: %v\n\n%s\n", p.Value, p.Stack)
 		abortJob(k.comm, ExitPanic, "callback panic in Pmap")
 	}

@@ -119,6 +119,18 @@ func faultFrame(id int64, status uint8, indices []int64, f resultFault) []byte {
 	return sealFrame(buf, wire.Header{Kind: wire.KindResult, Status: status, BatchID: uint64(id)}, len(indices))
 }
 
+// withSlot writes slot s into the header of frame buf and returns buf.
+func withSlot(buf []byte, s int) []byte {
+	binary.LittleEndian.PutUint32(buf[24:], uint32(s))
+	return buf
+}
+
+// readyFrame builds the READY of slot s of a rank with slots slots in all
+// (the root learns a rank's slot count from its first READY).
+func readyFrame(status uint8, s, slots int) []byte {
+	return withSlot(sealFrame(make([]byte, wire.HeaderSize), wire.Header{Kind: wire.KindReady, Status: status}, slots), s)
+}
+
 // emptyFrame builds READY or DRAIN.
 func emptyFrame(kind wire.Kind, status uint8) []byte {
 	return sealFrame(make([]byte, wire.HeaderSize), wire.Header{Kind: kind, Status: status}, 0)

@@ -43,7 +43,7 @@ type rankEnv struct {
 
 func newRankEnv(t *testing.T) *rankEnv {
 	rank, size := mpitest.Init(t)
-	d, err := NewDomain(DomainConfig{Workers: 2, Placement: Declared})
+	d, err := NewDomain(DomainConfig{Oversubscribe: true, Workers: 2, Placement: Declared})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,8 +211,13 @@ func TestPmapMPI(t *testing.T) {
 						t.Errorf("%s: instrumentation %+v", what, st)
 					}
 					for r := range e.size {
-						if st.Stops[r] != 1 || st.Drains[r] != 1 {
-							t.Errorf("%s: rank %d lane saw %d STOP and %d DRAIN", what, r, st.Stops[r], st.Drains[r])
+						for s, stops := range st.Stops[r] {
+							if stops != 1 {
+								t.Errorf("%s: rank %d slot %d saw %d STOP", what, r, s, stops)
+							}
+						}
+						if st.Drains[r] != 1 {
+							t.Errorf("%s: rank %d saw %d DRAIN", what, r, st.Drains[r])
 						}
 					}
 					if wantBatches := (n + max(batch, 1) - 1) / max(batch, 1); st.Assigned != int64(wantBatches) {

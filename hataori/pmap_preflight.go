@@ -5,15 +5,18 @@ import (
 	"fmt"
 
 	"github.com/hataori/hataori-go/hataori/internal/mpi"
+	"github.com/hataori/hataori-go/internal/slot"
 )
 
 // pmapPreflight is Pmap's one collective preflight. Every rank evaluates
 // its local checks in a fixed order (thread, root, options, payload,
 // executor and mode, context, admission), keeps the first failure, and
-// the ranks agree: either every rank proceeds (with the executor admitted
-// and release to call when the call ends), or every rank returns the
-// lowest failing rank's error. It normalises opts.BatchSize (0 → 1).
-func pmapPreflight(ctx context.Context, k *collective, exec Executor, opts *Options, hasItems bool, extra *failure) (release func(), _ error) {
+// the ranks agree: either every rank proceeds, or every rank returns the
+// lowest failing rank's error. admitErr is this rank's executor admission
+// failure (nil when the executor was claimed). It normalises
+// opts.BatchSize (0 → 1). The ranks' slot counts travel right after it, in
+// each rank's first READY (see collectSlots).
+func pmapPreflight(ctx context.Context, k *collective, exec slot.Executor, opts *Options, hasItems bool, extra *failure, admitErr error) error {
 	if opts.BatchSize == 0 {
 		opts.BatchSize = 1
 	}
@@ -22,10 +25,8 @@ func pmapPreflight(ctx context.Context, k *collective, exec Executor, opts *Opti
 		k.abortTransport(err)
 	}
 	local := pmapLocalChecks(ctx, k, exec, *opts, hasItems, same, extra)
-	if local == nil && exec != nil {
-		if release, err = exec.Enter(); err != nil {
-			local = &failure{Code: failBusy, Message: fmt.Sprintf("rank %d: executor admission: %v", k.rank, err)}
-		}
+	if local == nil && admitErr != nil {
+		local = &failure{Code: failBusy, Message: fmt.Sprintf("rank %d: executor admission: %v", k.rank, admitErr)}
 	}
 	af, err := k.agree(local)
 	if err != nil {
@@ -33,20 +34,17 @@ func pmapPreflight(ctx context.Context, k *collective, exec Executor, opts *Opti
 	}
 	tracef("preflight ok=%v", af == nil)
 	if af == nil {
-		return release, nil
-	}
-	if release != nil {
-		release()
+		return nil
 	}
 	e := &PmapError{Kind: KindPreflight, Key: -1, Rank: af.Rank, Message: af.Message}
 	if af.Rank == k.rank && local != nil {
 		e.err = fmt.Errorf("%w: %s", ErrPreflight, local.Message)
 	}
-	return nil, e
+	return e
 }
 
 // pmapLocalChecks returns this rank's first failing preflight check.
-func pmapLocalChecks(ctx context.Context, k *collective, exec Executor, opts Options, hasItems, same bool, extra *failure) *failure {
+func pmapLocalChecks(ctx context.Context, k *collective, exec slot.Executor, opts Options, hasItems, same bool, extra *failure) *failure {
 	fail := func(code int32, format string, args ...any) *failure {
 		return &failure{Code: code, Message: fmt.Sprintf("rank %d: ", k.rank) + fmt.Sprintf(format, args...)}
 	}
@@ -59,7 +57,7 @@ func pmapLocalChecks(ctx context.Context, k *collective, exec Executor, opts Opt
 			return fail(failThread, "MPI_Query_thread: %v", err)
 		}
 		if lvl < mpi.ThreadFunneled {
-			return fail(failThread, "a domain needs MPI thread level %v or more, MPI provides %v", mpi.ThreadFunneled, lvl)
+			return fail(failThread, "offloaded callbacks (a domain or lanes) need MPI thread level %v or more, MPI provides %v", mpi.ThreadFunneled, lvl)
 		}
 	}
 	switch {

@@ -1,7 +1,6 @@
 package hataori
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -11,67 +10,213 @@ import (
 	"github.com/hataori/hataori-go/hataori/internal/wire"
 )
 
-// runRemote runs a non-root rank's side of a call: READY, then a TASK to
-// run (and its RESULT) or STOP (and DRAIN), until stopped.
-func runRemote[T, U any](ctx context.Context, k *collective, exec Executor, f func(int, T) (U, error), root, batch int, rep *report) {
-	w := sched.NewWorker(k.rank)
-	lane := newBatchLane(exec, f)
-	canceled := false
-	var cancelErr error
-	var scratch []byte // the last RESULT's memory, reused once its send has returned
-	send := func(buf []byte) {
-		if err := k.sendFrame(root, tagPmap, buf); err != nil {
-			k.abortTransport(err)
+// remoteLoop is a non-root rank's side of one call: each of its slots
+// sends READY, runs the TASK it gets (and sends its RESULT) or stops on
+// STOP; once every slot has stopped and every RESULT is sent, the rank
+// sends its one DRAIN. The coordinator (the calling goroutine) makes every
+// MPI call; a slot decodes its TASK, runs the callbacks and encodes its
+// RESULT on its own goroutine, so the coordinator stays free to answer.
+type remoteLoop[T, U any] struct {
+	c       *call[T, U]
+	k       *collective
+	w       *sched.Worker
+	slots   int
+	jobs    []chan remoteJob // one per slot, capacity one; closed on STOP
+	closed  []bool
+	results chan slotResult // capacity slots: a finished slot never waits
+	busy    int             // slots running a TASK
+
+	stopN     int64 // the input length, from the first STOP
+	canceled  bool
+	cancelErr error
+	scratch   [][]byte // per slot: the last RESULT's memory (inline mode)
+}
+
+// remoteJob is one TASK for a slot; payload is owned by the job.
+type remoteJob struct {
+	h       wire.Header
+	id      int64
+	payload []byte
+}
+
+// slotResult is a slot's RESULT frame, with the error it reports (if any)
+// for the coordinator to record.
+type slotResult struct {
+	slot  int
+	frame []byte
+	fault *rankFault
+}
+
+// rankFault is an error this rank reports for the final convergence.
+type rankFault struct {
+	key   int64
+	class sched.Class
+	kind  PmapErrorKind
+	msg   string
+	err   error
+}
+
+// runRemote runs a non-root rank's side of a call.
+func runRemote[T, U any](c *call[T, U], slots int, start func(serve func(int))) {
+	r := &remoteLoop[T, U]{
+		c: c, k: c.k, w: sched.NewWorker(c.k.rank, slots), slots: slots,
+		jobs: make([]chan remoteJob, slots), closed: make([]bool, slots),
+		results: make(chan slotResult, slots), scratch: make([][]byte, slots),
+	}
+	for s := range r.jobs {
+		r.jobs[s] = make(chan remoteJob, 1)
+	}
+	defer r.closeJobs()
+	if c.inline {
+		start(nil)
+	} else {
+		start(r.serve)
+	}
+	for s := range slots {
+		r.sendReady(s)
+	}
+	r.loop()
+	step(r.k, r.w.SendDrain())
+	r.send(emptyFrame(wire.KindDrain, statusOK))
+	if r.canceled {
+		c.rep.add(r.stopN, sched.ClassDrain, KindCanceled, fmt.Sprintf("rank %d: context done: %v", r.k.rank, r.cancelErr), r.cancelErr)
+	}
+}
+
+// closeJobs closes every slot's job channel that STOP has not closed, so
+// that every slot's loop returns however the coordinator leaves.
+func (r *remoteLoop[T, U]) closeJobs() {
+	for s, ch := range r.jobs {
+		if !r.closed[s] {
+			r.closed[s] = true
+			close(ch)
 		}
 	}
-	for {
-		status := statusOK
-		if !canceled {
-			if err := ctx.Err(); err != nil {
-				canceled, cancelErr = true, err
-			}
+}
+
+// serve is the loop of slot s, on that slot's goroutine.
+func (r *remoteLoop[T, U]) serve(s int) {
+	var scratch []byte
+	for j := range r.jobs[s] {
+		res, ok := r.runTask(s, j, scratch)
+		if !ok {
+			return // a callback panicked: the coordinator aborts the job
 		}
-		if canceled {
-			status = statusCanceled
+		// The next TASK comes only after this RESULT was sent, so its
+		// memory is free again by then.
+		scratch = res.frame
+		r.results <- res
+	}
+}
+
+func (r *remoteLoop[T, U]) send(buf []byte) {
+	if err := r.k.sendFrame(r.c.root, tagPmap, buf); err != nil {
+		r.k.abortTransport(err)
+	}
+}
+
+// sendReady sends slot s's READY (marked canceled once ctx has ended).
+func (r *remoteLoop[T, U]) sendReady(s int) {
+	if !r.canceled {
+		if err := r.c.ctx.Err(); err != nil {
+			r.canceled, r.cancelErr = true, err
 		}
-		step(k, w.SendReady())
-		send(emptyFrame(wire.KindReady, status))
-		k.waitMessage()
-		h, payload, _, err := k.recvFrame(root, tagPmap)
+	}
+	status := statusOK
+	if r.canceled {
+		status = statusCanceled
+	}
+	step(r.k, r.w.SendReady(s))
+	r.send(readyFrame(status, s, r.slots))
+}
+
+// loop runs until every slot has stopped and no RESULT is outstanding.
+func (r *remoteLoop[T, U]) loop() {
+	var b backoff
+	ready := func() bool { return len(r.results) > 0 }
+	for !r.w.Stopped() || r.busy > 0 {
+		r.c.pan.check(r.k)
+		progressed := false
+		for len(r.results) > 0 {
+			r.finish(<-r.results)
+			progressed = true
+		}
+		if r.pollRoot() {
+			progressed = true
+		}
+		if progressed {
+			b.reset()
+			continue
+		}
+		b.wait(ready, r.c.pan.wake)
+	}
+}
+
+// finish sends a slot's RESULT, records its error, and sends its READY.
+func (r *remoteLoop[T, U]) finish(res slotResult) {
+	r.send(res.frame) // a blocking send: the frame's memory is free when it returns
+	step(r.k, r.w.SendResult(res.slot))
+	r.busy--
+	if f := res.fault; f != nil {
+		r.c.rep.add(f.key, f.class, f.kind, f.msg, f.err)
+	}
+	r.sendReady(res.slot)
+}
+
+// pollRoot services at most one message from the root: a TASK for a slot
+// (handed to it, or run here in inline mode) or a STOP.
+func (r *remoteLoop[T, U]) pollRoot() bool {
+	ok, _, err := r.k.iprobe(tagPmap)
+	if err != nil {
+		r.k.abortTransport(err)
+	}
+	if !ok {
+		return false
+	}
+	h, payload, _, err := r.k.recvFrame(r.c.root, tagPmap)
+	if err != nil {
+		var we *wire.Error
+		if errors.As(err, &we) {
+			r.k.abortProtocol(fmt.Sprintf("malformed reply to READY from the root: %v", err))
+		}
+		r.k.abortTransport(err)
+	}
+	s := int(h.Slot)
+	if s >= r.slots {
+		r.k.abortProtocol(fmt.Sprintf("%v for slot %d of %d", h.Kind, s, r.slots))
+	}
+	switch h.Kind {
+	case wire.KindStop:
+		step(r.k, r.w.OnStop(s))
+		n, err := parseStop(payload)
 		if err != nil {
-			var we *wire.Error
-			if errors.As(err, &we) {
-				k.abortProtocol(fmt.Sprintf("malformed reply to READY from the root: %v", err))
-			}
-			k.abortTransport(err)
+			r.k.abortProtocol(fmt.Sprintf("STOP: %v", err))
 		}
-		switch h.Kind {
-		case wire.KindStop:
-			step(k, w.OnStop())
-			n, err := parseStop(payload)
-			if err != nil {
-				k.abortProtocol(fmt.Sprintf("STOP: %v", err))
-			}
-			step(k, w.SendDrain())
-			send(emptyFrame(wire.KindDrain, statusOK))
-			if canceled {
-				rep.add(n, sched.ClassDrain, KindCanceled, fmt.Sprintf("rank %d: context done: %v", k.rank, cancelErr), cancelErr)
-			}
-			return
-		case wire.KindTask:
-			if h.BatchID > math.MaxInt64 {
-				k.abortProtocol(fmt.Sprintf("TASK batch id %d", h.BatchID))
-			}
-			id := int64(h.BatchID)
-			step(k, w.OnTask(id))
-			buf := runTask(k, lane, h, id, payload, batch, rep, scratch)
-			send(buf) // a blocking send: buf is free again when it returns
-			scratch = buf
-			step(k, w.SendResult())
-		default:
-			k.abortProtocol(fmt.Sprintf("%v in reply to READY", h.Kind))
+		r.stopN = n
+		r.closed[s] = true
+		close(r.jobs[s])
+	case wire.KindTask:
+		if h.BatchID > math.MaxInt64 {
+			r.k.abortProtocol(fmt.Sprintf("TASK batch id %d", h.BatchID))
 		}
+		id := int64(h.BatchID)
+		step(r.k, r.w.OnTask(s, id))
+		r.busy++
+		j := remoteJob{h: h, id: id, payload: payload}
+		if !r.c.inline {
+			r.jobs[s] <- j
+			return true
+		}
+		res, ok := r.runTask(s, j, r.scratch[s])
+		if !ok {
+			r.c.pan.check(r.k)
+		}
+		r.scratch[s] = res.frame
+		r.finish(res)
+	default:
+		r.k.abortProtocol(fmt.Sprintf("%v in reply to READY", h.Kind))
 	}
+	return true
 }
 
 // step aborts on a worker-machine protocol error (an internal failure).
@@ -81,47 +226,69 @@ func step(k *collective, err error) {
 	}
 }
 
-// runTask decodes and runs one TASK and returns its RESULT frame, built in
-// scratch's memory when it is large enough. The items are decoded from
-// payload, which runTask owns: bulk items alias it. Errors (decode,
-// callback, encode) are recorded in rep and turned into a failed RESULT, so
-// the root stops assigning.
-func runTask[T, U any](k *collective, lane *batchLane[T, U], h wire.Header, id int64, payload []byte, batch int, rep *report, scratch []byte) []byte {
-	wireFault := func(indices []int64, taskKey int64, what string, err error) []byte {
+// runTask decodes and runs one TASK on slot s and returns its RESULT frame,
+// built in scratch's memory when it is large enough. The items are decoded
+// from the job's payload, which it owns: bulk items alias it. Errors
+// (decode, callback, encode) become a failed RESULT carrying the fault, so
+// the root stops assigning. ok is false when a callback panicked.
+func (r *remoteLoop[T, U]) runTask(s int, j remoteJob, scratch []byte) (res slotResult, ok bool) {
+	// User code runs here besides the callbacks (custom msgpack encoders and
+	// decoders of T and U): a panic or Goexit in it is recorded like a
+	// callback's, and the coordinator aborts the job with ExitPanic.
+	normal := false
+	defer func() {
+		if !normal {
+			r.c.pan.record(capturePanic(recover()))
+			ok = false
+		}
+	}()
+	res, ok = r.evalTask(s, j, scratch)
+	normal = true
+	return res, ok
+}
+
+func (r *remoteLoop[T, U]) evalTask(s int, j remoteJob, scratch []byte) (res slotResult, ok bool) {
+	k, id, batch := r.k, j.id, r.c.batch
+	res.slot = s
+	wireFault := func(indices []int64, taskKey int64, what string, err error) (slotResult, bool) {
 		msg := fmt.Sprintf("rank %d: %s of batch %d: %v", k.rank, what, id, err)
-		rep.add(taskKey, sched.ClassWire, KindWire, msg, err)
-		return faultFrame(id, statusWire, indices, resultFault{Index: taskKey, Message: errmsg.Bound(msg)})
+		res.fault = &rankFault{key: taskKey, class: sched.ClassWire, kind: KindWire, msg: msg, err: err}
+		res.frame = withSlot(faultFrame(id, statusWire, indices, resultFault{Index: taskKey, Message: errmsg.Bound(msg)}), s)
+		return res, true
 	}
-	indices, rest, err := splitIndices(h, payload)
+	indices, rest, err := splitIndices(j.h, j.payload)
 	if err != nil || len(indices) == 0 {
 		if err == nil {
 			err = &wire.Error{Kind: wire.ErrCount, Detail: "TASK without items"}
 		}
 		// The batch's first index follows from its id: batches are
 		// consecutive runs of the fixed batch size.
-		if id > math.MaxInt64/int64(batch) {
-			k.abortProtocol(fmt.Sprintf("batch id %d overflows the task key", id))
+		key := id
+		if id <= math.MaxInt64/int64(batch) {
+			key = id * int64(batch)
 		}
-		return wireFault(nil, id*int64(batch), "decoding the TASK", err)
+		return wireFault(nil, key, "decoding the TASK", err)
 	}
 	items, err := wire.DecodeItemsOwned[T](rest, len(indices))
 	if err != nil {
 		return wireFault(indices, indices[0], "decoding the items", err)
 	}
 	out := make([]U, len(items))
-	lane.start(items, out)
-	<-lane.done
-	lane.finish(k)
-	if lane.errIdx >= 0 {
-		i, uerr := indices[lane.errIdx], lane.err
-		lane.err = nil
-		msg := errmsg.Bound(uerr.Error())
-		rep.add(i, sched.ClassUser, KindUser, msg, uerr)
-		return faultFrame(id, statusUser, indices, resultFault{Index: i, Message: msg})
+	o, fine := evalBatch(r.c.f, s, items, out, r.c.stopOnError, r.c.pan)
+	if !fine {
+		return res, false
+	}
+	if o.errIdx >= 0 {
+		i := indices[o.errIdx]
+		msg := errmsg.Bound(o.err.Error())
+		res.fault = &rankFault{key: i, class: sched.ClassUser, kind: KindUser, msg: msg, err: o.err}
+		res.frame = withSlot(faultFrame(id, statusUser, indices, resultFault{Index: i, Message: msg}), s)
+		return res, true
 	}
 	buf, err := resultFrame(scratch, id, indices, out)
 	if err != nil {
 		return wireFault(indices, indices[0], "encoding the results", err)
 	}
-	return buf
+	res.frame = withSlot(buf, s)
+	return res, true
 }

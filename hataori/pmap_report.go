@@ -2,6 +2,7 @@ package hataori
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/hataori/hataori-go/hataori/internal/sched"
 )
@@ -15,19 +16,27 @@ var pmapTrace func(ev string)
 // instrumentation at the end of every call.
 var pmapRootStats func(sched.Stats)
 
+// traceMu serialises pmapTrace: the root's slots report their batches
+// from their own goroutines.
+var traceMu sync.Mutex
+
 func tracef(format string, args ...any) {
 	if pmapTrace != nil {
+		traceMu.Lock()
 		pmapTrace(fmt.Sprintf(format, args...))
+		traceMu.Unlock()
 	}
 }
 
-// report is a rank's best (lowest-key) recoverable error of one call.
+// report is a rank's best (lowest-key) recoverable error of one call. It
+// is not synchronised: the root adds to it under its scheduler lock.
 type report struct {
 	k    *collective
 	key  int64
 	kind PmapErrorKind
 	msg  string
 	err  error
+	bad  string // an error key that could not be encoded
 }
 
 func newReport(k *collective) *report { return &report{k: k, key: sched.NoError} }
@@ -38,7 +47,12 @@ func newReport(k *collective) *report { return &report{k: k, key: sched.NoError}
 func (r *report) add(taskKey int64, class sched.Class, kind PmapErrorKind, msg string, err error) {
 	key, kerr := sched.Key(taskKey, class, r.k.size, r.k.rank)
 	if kerr != nil {
-		r.k.abortProtocol(fmt.Sprintf("error key: %v", kerr))
+		// Recorded, not aborted here: add may run off the MPI main thread
+		// (on one of the root's slots); converge aborts.
+		if r.bad == "" {
+			r.bad = fmt.Sprintf("error key: %v", kerr)
+		}
+		return
 	}
 	if key < r.key {
 		r.key, r.kind, r.msg, r.err = key, kind, msg, err
@@ -52,6 +66,9 @@ func (r *report) failed() bool { return r.key != sched.NoError }
 // rank reported an error, else the identical winning *PmapError. The kind
 // travels as the first byte of the broadcast message.
 func (r *report) converge() error {
+	if r.bad != "" {
+		r.k.abortProtocol(r.bad)
+	}
 	code, msg := int32(0), ""
 	if r.failed() {
 		code, msg = int32(r.kind), r.msg

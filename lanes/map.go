@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
-	"github.com/hataori/hataori-go/hataori"
+	"github.com/hataori/hataori-go/internal/slot"
 )
 
 // MapInLanes evaluates f(item, engine) for every item exactly once on the
@@ -52,7 +52,7 @@ func MapInLanes[T, U, E any](ctx context.Context, l *Lanes[E], items []T, f func
 	}
 	for i, err := range errs {
 		if err != nil {
-			return nil, hataori.NewMapError(i, err)
+			return nil, slot.MapError(i, err)
 		}
 	}
 	return out, nil

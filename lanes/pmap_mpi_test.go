@@ -216,3 +216,61 @@ func errText(err error) string {
 	}
 	return err.Error()
 }
+
+// TestPmapLanesAtOnce shows that every lane of every rank runs a batch at
+// once: each callback waits until as many callbacks as lanes run at once
+// on its rank (bounded), which a rank running one batch at a time would
+// never reach.
+func TestPmapLanesAtOnce(t *testing.T) {
+	if !mpitest.Child() {
+		for _, n := range []int{1, 2, 4} {
+			mpitest.Run(t, mpitest.Config{Ranks: n, Timeout: 2 * time.Minute, Test: "TestPmapLanesAtOnce"})
+		}
+		return
+	}
+	rank, size := mpitest.Init(t)
+	comm, err := hataori.World()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const k = 3
+	l, err := lanes.New(make([]int, k))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var running, peak atomic.Int64
+	reached := make(chan struct{})
+	var once atomic.Bool
+	items := hataori.None[[]int]()
+	n := 4 * k * size
+	if rank == 0 {
+		xs := make([]int, n)
+		for i := range xs {
+			xs[i] = i
+		}
+		items = hataori.Some(xs)
+	}
+	out, err := lanes.PmapLanes(context.Background(), comm, l, hataori.Options{}, items, func(x int, _ int) (int, error) {
+		c := running.Add(1)
+		defer running.Add(-1)
+		for p := peak.Load(); c > p && !peak.CompareAndSwap(p, c); p = peak.Load() {
+		}
+		if c >= k && once.CompareAndSwap(false, true) {
+			close(reached)
+		}
+		select {
+		case <-reached:
+			return x + 1, nil
+		case <-time.After(20 * time.Second):
+			return 0, fmt.Errorf("rank %d: at most %d lanes ran at once, want %d", rank, peak.Load(), k)
+		}
+	})
+	if err != nil {
+		t.Fatalf("rank %d: %v", rank, err)
+	}
+	for i, v := range out {
+		if v != i+1 {
+			t.Fatalf("out[%d] = %d", i, v)
+		}
+	}
+}

@@ -1,14 +1,25 @@
 //go:build mpirt || mpicgo
 
 // Command benchpmap measures hataori.Pmap under mpirun and prints, from
-// rank 0, each figure next to a baseline measured in the same run:
+// rank 0, each figure next to a baseline measured in the same run, with
+// the items (and batches) every slot of every rank ran (Options.Stats), and
+// every rank's allowed CPUs and GOMAXPROCS (before and during the call).
+// Each case runs the configurations a user writes from the README:
+// MPI-only (nil domain, Options{}), hybrid (hataori.NewLocalDomain on every
+// rank, Mode Outer) and, for cpu, lanes (lanes.New with one engine per
+// allowed CPU, lanes.PmapLanes).
 //
-//	skew      64 heavy-tailed sleep items: makespan against the ideal bound
-//	          max(total/ranks, longest), a zero-overhead greedy schedule of
-//	          the same items in the same order (computed here), and a static
-//	          contiguous split executed for real
-//	overhead  20,000 trivial items, batch 1 and 64: items/s and µs/item
-//	          next to the MPI ping-pong round trip between ranks 0 and 1
+//	cpu       20,000 CPU-bound items of ~20 µs (a deterministic arithmetic
+//	          loop calibrated once per run on rank 0, the same work on every
+//	          rank), batch 1: efficiency = items × serial cost per item ÷
+//	          cores used ÷ Pmap wall time, the serial cost measured by a
+//	          plain loop on every rank at once right before each call
+//	skew      64 heavy-tailed sleep items: makespan against a zero-overhead
+//	          greedy schedule of the durations the items really slept, in
+//	          the same order, on as many machines as the call had slots; the
+//	          ideal bound; a static contiguous split executed for real
+//	overhead  20,000 trivial items, batch 1 and 64: µs/item next to the MPI
+//	          ping-pong round trip between ranks 0 and 1
 //	payload   1 MiB []float64 results (batch 1, the root's own lane held
 //	          back so results cross ranks): per-result time and bandwidth of
 //	          the whole call and of the remote lane against raw MPI doing the
@@ -21,10 +32,13 @@ package main
 
 import (
 	"context"
+	"encoding/binary"
 	"flag"
 	"fmt"
 	"os"
 	"runtime"
+	"strings"
+	"sync/atomic"
 
 	"github.com/hataori/hataori-go/hataori"
 )
@@ -38,7 +52,8 @@ type env struct {
 }
 
 func main() {
-	which := flag.String("case", "all", "skew, overhead, payload or all")
+	which := flag.String("case", "all", "cpu, skew, overhead, payload or all")
+	flag.IntVar(&rounds, "rounds", 5, "measured rounds per configuration (cpu, skew, overhead); the median is reported")
 	flag.Parse()
 	if _, err := hataori.InitThread(hataori.ThreadFunneled); err != nil {
 		fail(err)
@@ -55,8 +70,11 @@ func main() {
 	if e.size, err = world.Size(); err != nil {
 		fail(err)
 	}
-	cases := map[string]func(*env) error{"skew": skew, "overhead": overhead, "payload": payload}
-	for _, name := range []string{"skew", "overhead", "payload"} {
+	cases := map[string]func(*env) error{"cpu": cpuBound, "skew": skew, "overhead": overhead, "payload": payload}
+	if _, ok := cases[*which]; !ok && *which != "all" {
+		fail(fmt.Errorf("unknown case %q", *which))
+	}
+	for _, name := range []string{"cpu", "skew", "overhead", "payload"} {
 		if *which != "all" && *which != name {
 			continue
 		}
@@ -86,6 +104,114 @@ func (e *env) items(n int) hataori.Maybe[[]int] {
 }
 
 var ctx = context.Background()
+
+// rounds is the number of measured rounds of each configuration.
+var rounds = 5
+
+// gather returns, on rank 0, every rank's s (rank order); nil elsewhere.
+func (e *env) gather(s string) ([]string, error) {
+	const tag = 9
+	if e.rank != 0 {
+		return nil, e.world.Send([]byte(s), 0, tag)
+	}
+	out := []string{s}
+	buf := make([]byte, 1<<16)
+	for r := 1; r < e.size; r++ {
+		n, err := e.world.Recv(buf, r, tag)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, string(buf[:n]))
+	}
+	return out, nil
+}
+
+// bcastUint64 returns rank 0's v on every rank.
+func (e *env) bcastUint64(v uint64) (uint64, error) {
+	const tag = 10
+	var buf [8]byte
+	if e.rank == 0 {
+		binary.LittleEndian.PutUint64(buf[:], v)
+		for r := 1; r < e.size; r++ {
+			if err := e.world.Send(buf[:], r, tag); err != nil {
+				return 0, err
+			}
+		}
+		return v, nil
+	}
+	if _, err := e.world.Recv(buf[:], 0, tag); err != nil {
+		return 0, err
+	}
+	return binary.LittleEndian.Uint64(buf[:]), nil
+}
+
+// rankInfo is one line per rank: its allowed CPUs and GOMAXPROCS now (the
+// launcher's binding), and, when during > 0, GOMAXPROCS as a callback saw
+// it during the last call (Pmap raises it to the computing goroutines + 1).
+func (e *env) rankInfo(during int64) ([]string, error) {
+	s := fmt.Sprintf("rank %d: allowed CPUs %v, GOMAXPROCS %d", e.rank, allowedCPUs(), runtime.GOMAXPROCS(0))
+	if during > 0 {
+		s += fmt.Sprintf(" (%d during the call)", during)
+	}
+	return e.gather(s)
+}
+
+// unionCPUs returns, on rank 0, the number of distinct CPUs some rank may
+// run on.
+func (e *env) unionCPUs() (int, error) {
+	all, err := e.gather(fmt.Sprint(allowedCPUs()))
+	if err != nil || e.rank != 0 {
+		return 0, err
+	}
+	seen := map[string]bool{}
+	for _, s := range all {
+		for _, c := range strings.Fields(strings.Trim(s, "[]")) {
+			seen[c] = true
+		}
+	}
+	return len(seen), nil
+}
+
+// slotsOf formats a CallStats table: per rank, the items of each slot.
+func slotsOf(t [][]int64) string {
+	var b strings.Builder
+	for r, row := range t {
+		if r > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "r%d%v", r, row)
+	}
+	return b.String()
+}
+
+// totalSlots is the number of slots of a call (every rank's).
+func totalSlots(st hataori.CallStats) int {
+	n := 0
+	for _, row := range st.Items {
+		n += len(row)
+	}
+	return n
+}
+
+// rankTotals is the items each rank ran.
+func rankTotals(st hataori.CallStats) []int64 {
+	out := make([]int64, len(st.Items))
+	for r, row := range st.Items {
+		for _, v := range row {
+			out[r] += v
+		}
+	}
+	return out
+}
+
+// gomaxprocsSeen records GOMAXPROCS once per call, from a callback.
+type gomaxprocsSeen struct{ v atomic.Int64 }
+
+func (g *gomaxprocsSeen) note() {
+	if g.v.Load() == 0 {
+		g.v.Store(int64(runtime.GOMAXPROCS(0)))
+	}
+}
 
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "benchpmap:", err)

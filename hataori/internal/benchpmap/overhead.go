@@ -5,6 +5,8 @@ package main
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -41,62 +43,122 @@ func pingPong(e *env, iters int) (time.Duration, error) {
 	return rtt, e.world.Barrier()
 }
 
+// overheadVariant is one configuration of the overhead case.
+type overheadVariant struct {
+	name   string
+	dom    *hataori.Domain
+	mode   hataori.LocalMode
+	batch  int
+	per    []float64 // µs/item per round
+	rtts   []float64 // per round: µs/item ÷ that round's round trip
+	remote []float64 // per round: µs/item of the remote slots, when measured
+	items  [][]int64 // the last round's items per rank and slot
+	slots  int
+}
+
+// overhead runs trivial items in the two user configurations (MPI-only:
+// nil domain; hybrid: NewLocalDomain on every rank, Mode Outer) at batch 1
+// and 64, rounds times, interleaved, each round next to an MPI ping-pong
+// round trip measured in the same round.
 func overhead(e *env) error {
 	if e.size < 2 {
 		return fmt.Errorf("needs at least 2 ranks")
 	}
 	const n = 20000
-	rtt, err := pingPong(e, 5000)
-	if err != nil {
-		return err
-	}
-	d, err := hataori.NewDomain(hataori.DomainConfig{Workers: 1, Placement: hataori.Declared})
+	d, err := hataori.NewLocalDomain()
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	e.printf("overhead (%d trivial items, %d ranks): MPI ping-pong round trip %.2f µs\n", n, e.size, us(rtt))
-	for _, c := range []struct {
-		name  string
-		d     *hataori.Domain
-		batch int
-	}{{"mpi-only", nil, 1}, {"mpi-only", nil, 64}, {"hybrid", d, 1}, {"hybrid", d, 64}} {
-		if err := e.world.Barrier(); err != nil {
+	info, err := e.rankInfo(0)
+	if err != nil {
+		return err
+	}
+	e.printf("overhead (%d trivial items, %d ranks, %d rounds)\n", n, e.size, rounds)
+	for _, s := range info {
+		e.printf("  %s; NewLocalDomain: %d workers\n", s, d.Workers())
+	}
+	variants := []*overheadVariant{
+		{name: "mpi-only", batch: 1}, {name: "mpi-only", batch: 64},
+		{name: "hybrid", dom: d, mode: hataori.Outer, batch: 1}, {name: "hybrid", dom: d, mode: hataori.Outer, batch: 64},
+	}
+	var rtts []float64
+	for round := 0; round <= rounds; round++ { // round 0 is a warm-up
+		rtt, err := pingPong(e, 2000)
+		if err != nil {
 			return err
 		}
-		var local atomic.Int64 // items computed on the root (no transfer)
-		var first, last atomic.Int64
-		var calls atomic.Int64
-		start := time.Now()
-		out, err := hataori.Pmap(ctx, e.world, c.d, hataori.Options{BatchSize: c.batch}, e.items(n),
-			func(x int) (int, error) {
-				if e.rank == 0 {
-					local.Add(1)
-				} else {
-					now := time.Since(start).Nanoseconds()
-					first.CompareAndSwap(0, now)
-					last.Store(now)
-					calls.Add(1)
+		if round > 0 {
+			rtts = append(rtts, us(rtt))
+		}
+		for _, v := range variants {
+			if err := e.world.Barrier(); err != nil {
+				return err
+			}
+			var first, last, calls atomic.Int64
+			var g gomaxprocsSeen
+			var st hataori.CallStats
+			start := time.Now()
+			out, err := hataori.Pmap(ctx, e.world, v.dom, hataori.Options{BatchSize: v.batch, Mode: v.mode, Stats: &st}, e.items(n),
+				func(x int) (int, error) {
+					if e.rank != 0 {
+						now := time.Since(start).Nanoseconds()
+						first.CompareAndSwap(0, now)
+						last.Store(now)
+						calls.Add(1)
+					}
+					g.note()
+					return x + 1, nil
+				})
+			if err != nil {
+				return err
+			}
+			el := time.Since(start)
+			if e.rank == 0 && (len(out) != n || out[n-1] != n) {
+				return fmt.Errorf("wrong results")
+			}
+			remote, err := remotePerItem(e, first.Load(), last.Load(), calls.Load())
+			if err != nil {
+				return err
+			}
+			if round == 0 {
+				if v.batch == 1 {
+					info, err := e.rankInfo(g.v.Load())
+					if err != nil {
+						return err
+					}
+					e.printf("  %-8s during the call: %s\n", v.name, strings.Join(info, "; "))
 				}
-				return x + 1, nil
-			})
-		if err != nil {
-			return err
+				continue
+			}
+			if e.rank != 0 {
+				continue
+			}
+			per := us(el) / n
+			v.per = append(v.per, per)
+			v.rtts = append(v.rtts, per/us(rtt))
+			if remote > 0 {
+				v.remote = append(v.remote, us(remote))
+			}
+			v.items, v.slots = st.Items, totalSlots(st)
 		}
-		el := time.Since(start)
-		if e.rank == 0 && (len(out) != n || out[n-1] != n) {
-			return fmt.Errorf("wrong results")
+	}
+	if e.rank != 0 {
+		return nil
+	}
+	e.printf("  MPI ping-pong round trip (ranks 0 and 1): median %.2f µs\n", median(rtts))
+	for _, v := range variants {
+		aim := ""
+		if v.name == "hybrid" && v.batch == 1 {
+			aim = " (aim <= 3 µs/item)"
 		}
-		per := el / n
-		remote, err := remotePerItem(e, first.Load(), last.Load(), calls.Load())
-		if err != nil {
-			return err
-		}
-		e.printf("  %-8s batch %2d: %9.0f items/s  %6.2f µs/item  = %5.2f round trips/item  (%2.0f%% of the items ran on the root)\n",
-			c.name, c.batch, float64(n)/el.Seconds(), us(per), float64(per)/float64(rtt), 100*float64(local.Load())/n)
-		if remote > 0 {
-			e.printf("  %-8s batch %2d: a remote lane spends %6.2f µs/item = %5.2f round trips/item (protocol included)\n",
-				"", c.batch, us(remote), float64(remote)/float64(rtt))
+		rt := rankTotals(hataori.CallStats{Items: v.items})
+		e.printf("  overhead %-8s batch %2d, %d slots: median %6.2f µs/item%s (min %.2f, max %.2f) = %5.2f round trips/item; %.0f%% on the root; items (last round) %s\n",
+			v.name, v.batch, v.slots, median(v.per), aim, slices.Min(v.per), slices.Max(v.per), median(v.rtts),
+			100*float64(rt[0])/n, slotsOf(v.items))
+		if len(v.remote) > 0 {
+			e.printf("  %-8s          a remote rank spends median %.2f µs/item (first to last callback over its items, all its slots, protocol included), over %d rounds\n",
+				"", median(v.remote), len(v.remote))
 		}
 	}
 	return nil

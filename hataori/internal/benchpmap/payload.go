@@ -40,47 +40,6 @@ func checkResult(v []float64, x int) error {
 	return nil
 }
 
-// deferStart holds every batch of the wrapped (offloading) executor until
-// a deadline, so that the root's own lane computes as few items as
-// possible and almost every result crosses ranks. The deadline is the
-// expected end of the remote work, estimated from the previous call; a
-// batch started after it runs at once. An estimate that is too long shows
-// up as idle time in the call (a lower effective bandwidth), one that is
-// too short as more items computed on the root: either way the figures
-// stay honest.
-type deferStart struct {
-	hataori.Executor
-	until time.Time
-}
-
-func (s deferStart) Start(b hataori.Batch) {
-	wait := time.Until(s.until)
-	if wait <= 0 {
-		s.Executor.Start(b)
-		return
-	}
-	go func() {
-		time.Sleep(wait)
-		s.Executor.Start(b)
-	}()
-}
-
-// inline runs every batch on the calling goroutine, as an MPI-only Pmap
-// does (PmapOn needs an Executor; Pmap's own MPI-only one is unexported).
-type inline struct{}
-
-func (inline) Enter() (func(), error) { return func() {}, nil }
-func (inline) Offloads() bool         { return false }
-func (inline) Slots() int             { return 1 }
-func (inline) Start(b hataori.Batch) {
-	for i := range b.N {
-		if !b.Run(0, i) {
-			break
-		}
-	}
-	b.Done()
-}
-
 // payload measures Pmap's result path for 1 MiB []float64 results on the
 // remote ranks against raw MPI doing the same work in the same run:
 //
@@ -120,14 +79,14 @@ func payload(e *env) error {
 	e.printf("  transport ceiling (one buffer re-sent and re-received, no allocation): %.0f µs/MiB = %.0f MB/s\n",
 		us(ceiling), mbps(ceiling))
 	variants := []struct {
-		name   string
-		remote hataori.Executor
-		est    time.Duration // expected remote time per result
-		eff    []float64     // per-round ratios to raw
-		lane   []float64
+		name string
+		dom  *hataori.Domain // nil: MPI-only on every rank
+		est  time.Duration   // expected remote time per result
+		eff  []float64       // per-round ratios to raw
+		lane []float64
 	}{
-		{name: "remote MPI-only", remote: inline{}},
-		{name: "remote hybrid", remote: d.Executor(hataori.Sequential)},
+		{name: "remote MPI-only", dom: nil},
+		{name: "remote hybrid", dom: d},
 	}
 	// Warm-up calls: the first estimate of the remote time per result is
 	// the raw one, doubled.
@@ -138,7 +97,7 @@ func payload(e *env) error {
 	for i := range variants {
 		v := &variants[i]
 		v.est = 2 * rawPer
-		if _, lane, err := pmapPayload(e, d, v.remote, v.est); err != nil {
+		if _, lane, err := pmapPayload(e, v.dom, v.est); err != nil {
 			return err
 		} else if lane > 0 {
 			v.est = lane
@@ -152,7 +111,7 @@ func payload(e *env) error {
 		e.printf("  round %d: raw %4.0f µs/result (%5.0f MB/s)\n", round, us(rawPer), mbps(rawPer))
 		for i := range variants {
 			v := &variants[i]
-			m, lane, err := pmapPayload(e, d, v.remote, v.est)
+			m, lane, err := pmapPayload(e, v.dom, v.est)
 			if err != nil {
 				return err
 			}
@@ -270,20 +229,24 @@ type pmapRun struct {
 // expected end of the remote work (est per result, shared by the remote
 // ranks, which run their batches on remote), and returns the call's figures with the remote lanes' mean
 // steady-state time per result (0 if no remote rank ran two items).
-func pmapPayload(e *env, d *hataori.Domain, remote hataori.Executor, est time.Duration) (pmapRun, time.Duration, error) {
+func pmapPayload(e *env, d *hataori.Domain, est time.Duration) (pmapRun, time.Duration, error) {
 	runtime.GC()
-	exec := remote
 	var local atomic.Int64 // items the root computed itself
 	var first, last, calls atomic.Int64
 	if err := e.world.Barrier(); err != nil {
 		return pmapRun{}, 0, err
 	}
 	start := time.Now()
-	if e.rank == 0 {
-		exec = deferStart{d.Executor(hataori.Sequential), start.Add(est * (payloadN - 1) / time.Duration(e.size-1))}
-	}
-	out, err := hataori.PmapOn(ctx, e.world, exec, hataori.Options{}, e.items(payloadN), func(_, x int) ([]float64, error) {
+	// The root's own slot holds its first item until the expected end of
+	// the remote work, so that the root computes as few items as possible
+	// and almost every result crosses ranks. An estimate that is too long
+	// shows up as idle time in the call (a lower effective bandwidth), one
+	// that is too short as more items computed on the root: either way the
+	// figures stay honest.
+	until := start.Add(est * (payloadN - 1) / time.Duration(e.size-1))
+	out, err := hataori.Pmap(ctx, e.world, d, hataori.Options{}, e.items(payloadN), func(x int) ([]float64, error) {
 		if e.rank == 0 {
+			time.Sleep(time.Until(until))
 			local.Add(1)
 		} else {
 			now := time.Since(start).Nanoseconds()

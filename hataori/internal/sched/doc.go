@@ -7,21 +7,29 @@
 //
 // The root owns a FIFO of indexed items. Batches are contiguous runs of at
 // most BatchSize indices in input order, identified by batch ids that start
-// at zero and increase by one with checked overflow; the original input
-// index is the stable task key. Every rank, the root included, has one lane
-// with capacity one (at most one running batch, nothing prefetched).
+// at zero and increase by one over the whole call with checked overflow;
+// the original input index is the stable task key.
 //
-// Remote lanes, as seen by the root, follow exactly
+// Every rank, the root included, offers Config.Slots[rank] >= 1 slots
+// (workers). Each slot has capacity one: at most one running batch and
+// nothing prefetched. Every (rank, slot) pair follows the transitions
+// independently of the other slots:
 //
 //	Idle -> ReadySent -> Running -> ResultSent -> Idle
-//	Idle -> ReadySent -> StopReceived -> Drained
+//	Idle -> ReadySent -> StopReceived
 //
-// The root's own lane follows the same logical states without messages:
-// RootDispatch plays the part of READY, CompleteRoot the part of RESULT.
+// and a rank goes -> Drained exactly once, with a single DRAIN, after all
+// of its slots are StopReceived; every slot of the rank is Drained then.
+// A remote slot's READY names the slot and gets exactly one answer, a TASK
+// (Assign) or a STOP. The root's own slots follow the same logical states
+// without messages: RootDispatch plays the part of READY, CompleteRoot the
+// part of RESULT, and OnDrain(Root) the root's own drain.
+//
 // After the first recoverable error (a failed batch, Fail, FailRunning) no
-// batch is assigned any more and every later READY gets STOP. Completions
-// are validated fully before anything changes: a bad RESULT returns a
-// typed protocol error and leaves every table untouched.
+// batch is assigned any more and every later READY or root dispatch gets
+// STOP. A transition that the protocol does not allow returns a typed
+// protocol error and changes nothing; completions are validated fully
+// before anything changes, so a bad RESULT leaves every table untouched.
 //
-// Worker is the matching machine a non-root rank keeps for its own lane.
+// Worker is the matching machine a non-root rank keeps for its own slots.
 package sched

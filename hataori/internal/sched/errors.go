@@ -8,7 +8,8 @@ import (
 // Sentinels wrapped by *Error.
 var (
 	// ErrProtocol marks a transition that the protocol does not allow in
-	// the current state (wrong lane state, batch id, count or indices).
+	// the current state (wrong slot or rank state, batch id, count or
+	// indices, an invalid rank or slot number).
 	ErrProtocol = errors.New("scheduler protocol violation")
 	// ErrOverflow marks an integer (batch id, error key) that would overflow.
 	ErrOverflow = errors.New("scheduler integer overflow")
@@ -17,8 +18,8 @@ var (
 )
 
 // Error is a typed scheduler error. It names the transition (Op) and the
-// rank whose lane was involved (-1 when none), and wraps one of the
-// package sentinels.
+// rank involved (-1 when none), and wraps one of the package sentinels.
+// When a single slot of the rank is involved, Msg starts with "slot N: ".
 type Error struct {
 	Op   string
 	Rank int
@@ -39,4 +40,8 @@ func (e *Error) Unwrap() error { return e.Err }
 
 func protoErr(op string, rank int, format string, args ...any) error {
 	return &Error{Op: op, Rank: rank, Msg: fmt.Sprintf(format, args...), Err: ErrProtocol}
+}
+
+func slotErr(op string, rank, slot int, format string, args ...any) error {
+	return &Error{Op: op, Rank: rank, Msg: fmt.Sprintf("slot %d: ", slot) + fmt.Sprintf(format, args...), Err: ErrProtocol}
 }

@@ -3,22 +3,32 @@ package sched
 import (
 	"errors"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 )
 
+// simMsg is one simulated MPI message; every message names its slot.
 type simMsg struct {
 	kind    string // READY, TASK, STOP, RESULT, DRAIN
-	batch   Batch
-	indices []int64
-	ok      bool
+	slot    int
+	batch   Batch   // TASK: the assigned batch; RESULT: the batch the slot ran
+	values  []int   // RESULT: the callback's outputs, in the batch's order
+	ok      bool    // RESULT: no callback error
+	corrupt bool    // RESULT: the header does not decode (the root uses FailRunning)
+	indices []int64 // RESULT: the index sequence sent back
 }
 
 // TestRandomInterleavings drives the root scheduler and one Worker per
-// remote rank through many random interleavings of message delivery,
-// completion, failures and rejected bogus RESULTs, and checks the
-// protocol's invariants at the end of each run.
+// remote rank, each with several slots, through many random interleavings
+// of message delivery, completions, failures, rejected bogus RESULTs and
+// rejected disallowed transitions, checking the protocol's invariants at
+// every step and at the end of each run.
 func TestRandomInterleavings(t *testing.T) {
-	for seed := range uint64(3000) {
+	seeds := uint64(3000)
+	if testing.Short() {
+		seeds = 500
+	}
+	for seed := range seeds {
 		runSim(t, seed)
 		if t.Failed() {
 			t.Fatalf("seed %d failed", seed)
@@ -26,181 +36,517 @@ func TestRandomInterleavings(t *testing.T) {
 	}
 }
 
+type sim struct {
+	t        *testing.T
+	seed     uint64
+	rng      *rand.Rand
+	cfg      Config
+	s        *Scheduler
+	root     int
+	failProb float64
+
+	workers  []*Worker  // nil for the root
+	toRoot   [][]simMsg // per sender FIFO, like MPI pairwise order
+	toWorker [][]simMsg // per receiver FIFO
+	wBatch   [][]Batch  // the batch each remote slot runs (worker view)
+	inflight [][]int    // batches assigned to (rank, slot) and not yet completed
+	readies  [][]int    // READYs sent per remote slot
+	answers  [][]int    // TASK/STOP answers given per remote slot
+	tasks    [][]int64  // batches assigned per slot (model)
+	items    [][]int64  // items assigned per slot (model)
+	stops    [][]int    // STOPs per slot (model)
+	drains   []int      // DRAINs per rank (model)
+	last     Batch      // last batch assigned
+	assigned int64      // batches assigned
+	assignN  []int      // per input index: times assigned
+	writes   []int      // per input index: times written into the result table
+	table    []int      // result table, indexed by input index
+	failure  bool       // a failure happened (callback, corrupt RESULT, Fail)
+}
+
+func (m *sim) fatalf(format string, args ...any) {
+	m.t.Helper()
+	m.t.Fatalf("seed %d (cfg %+v): "+format, append([]any{m.seed, m.cfg}, args...)...)
+}
+
+func grid[T any](slots []int) [][]T {
+	g := make([][]T, len(slots))
+	for r, n := range slots {
+		g[r] = make([]T, n)
+	}
+	return g
+}
+
 func runSim(t *testing.T, seed uint64) {
-	rng := rand.New(rand.NewPCG(seed, 99))
+	rng := rand.New(rand.NewPCG(seed, 0x5107))
 	ranks := 1 + rng.IntN(5)
-	cfg := Config{Items: rng.IntN(40), BatchSize: 1 + rng.IntN(6), Ranks: ranks, Root: rng.IntN(ranks)}
-	failProb := []float64{0, 0, 0.02, 0.2}[rng.IntN(4)]
+	slots := make([]int, ranks)
+	for r := range slots {
+		slots[r] = 1 + rng.IntN(4)
+	}
+	cfg := Config{Items: rng.IntN(61), BatchSize: 1 + rng.IntN(7), Root: rng.IntN(ranks), Slots: slots}
 	s, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	workers := make([]*Worker, ranks)
-	toRoot := make([][]simMsg, ranks) // per sender FIFO, like MPI pairwise order
-	toWorker := make([][]simMsg, ranks)
-	running := make([]Batch, ranks)
-	for r := range workers {
-		workers[r] = NewWorker(r)
+	m := &sim{
+		t: t, seed: seed, rng: rng, cfg: s.Config(), s: s, root: cfg.Root,
+		failProb: []float64{0, 0, 0.02, 0.15}[rng.IntN(4)],
+		workers:  make([]*Worker, ranks),
+		toRoot:   make([][]simMsg, ranks), toWorker: make([][]simMsg, ranks),
+		wBatch: grid[Batch](slots), inflight: grid[int](slots),
+		readies: grid[int](slots), answers: grid[int](slots),
+		tasks: grid[int64](slots), items: grid[int64](slots), stops: grid[int](slots),
+		drains: make([]int, ranks), last: Batch{ID: -1},
+		assignN: make([]int, cfg.Items), writes: make([]int, cfg.Items), table: make([]int, cfg.Items),
 	}
-	execs := make([]int, cfg.Items)
-	exec := func(b Batch) {
-		for i := b.Start; i < b.End(); i++ {
-			execs[i]++
+	for i := range m.table {
+		m.table[i] = -1
+	}
+	for r := range ranks {
+		if r != m.root {
+			m.workers[r] = NewWorker(r, slots[r])
 		}
 	}
-	anyFailure := false
 
-	for step := 0; step < 100000; step++ {
-		if s.Done() {
-			break
+	var moves []func()
+	for step := 0; !s.Done(); step++ {
+		if step == 200000 {
+			m.fatalf("not done after %d steps", step)
 		}
-		var moves []func()
-		root := cfg.Root
-		// Root lane.
-		switch s.State(root) {
-		case Idle:
-			moves = append(moves, func() {
-				d, b, err := s.RootDispatch()
-				if err != nil {
-					t.Fatalf("RootDispatch: %v", err)
-				}
-				if d == Stop {
-					if err := s.OnDrain(root); err != nil {
-						t.Fatalf("root drain: %v", err)
-					}
-					return
-				}
-				running[root] = b
-				exec(b)
-			})
-		case Running:
-			moves = append(moves, func() {
-				ok := rng.Float64() >= failProb
-				anyFailure = anyFailure || !ok
-				if err := s.CompleteRoot(ok); err != nil {
-					t.Fatalf("CompleteRoot: %v", err)
-				}
-			})
-		}
-		for r := range ranks {
-			if r == root {
-				continue
-			}
-			w := workers[r]
-			switch {
-			case w.State() == Idle:
-				moves = append(moves, func() {
-					if err := w.SendReady(); err != nil {
-						t.Fatal(err)
-					}
-					toRoot[r] = append(toRoot[r], simMsg{kind: "READY"})
-				})
-			case w.State() == ReadySent && len(toWorker[r]) > 0:
-				moves = append(moves, func() {
-					m := toWorker[r][0]
-					toWorker[r] = toWorker[r][1:]
-					if m.kind == "STOP" {
-						if err := w.OnStop(); err != nil {
-							t.Fatal(err)
-						}
-						if err := w.SendDrain(); err != nil {
-							t.Fatal(err)
-						}
-						toRoot[r] = append(toRoot[r], simMsg{kind: "DRAIN"})
-						return
-					}
-					if err := w.OnTask(m.batch.ID); err != nil {
-						t.Fatal(err)
-					}
-					running[r] = m.batch
-					exec(m.batch)
-				})
-			case w.State() == Running:
-				moves = append(moves, func() {
-					ok := rng.Float64() >= failProb
-					anyFailure = anyFailure || !ok
-					if err := w.SendResult(); err != nil {
-						t.Fatal(err)
-					}
-					b := running[r]
-					toRoot[r] = append(toRoot[r], simMsg{kind: "RESULT", batch: b, indices: b.Indices(), ok: ok})
-				})
-			}
-			if len(toRoot[r]) > 0 {
-				moves = append(moves, func() {
-					m := toRoot[r][0]
-					toRoot[r] = toRoot[r][1:]
-					switch m.kind {
-					case "READY":
-						d, b, err := s.OnReady(r)
-						if err != nil {
-							t.Fatalf("OnReady(%d): %v", r, err)
-						}
-						if d == Stop {
-							toWorker[r] = append(toWorker[r], simMsg{kind: "STOP"})
-						} else {
-							toWorker[r] = append(toWorker[r], simMsg{kind: "TASK", batch: b})
-						}
-					case "RESULT":
-						if rng.IntN(8) == 0 { // a bogus RESULT first: rejected, no change
-							bad := append([]int64(nil), m.indices...)
-							id := m.batch.ID
-							if len(bad) > 0 && rng.IntN(2) == 0 {
-								bad[rng.IntN(len(bad))] += 1 + int64(rng.IntN(3))
-							} else {
-								id += 1 + int64(rng.IntN(3))
-							}
-							before := s.Completed()
-							if err := s.OnResult(r, id, bad, m.ok); !errors.Is(err, ErrProtocol) {
-								t.Fatalf("bogus RESULT accepted: %v", err)
-							}
-							if s.Completed() != before || s.State(r) != Running {
-								t.Fatal("bogus RESULT changed state")
-							}
-						}
-						if err := s.OnResult(r, m.batch.ID, m.indices, m.ok); err != nil {
-							t.Fatalf("OnResult(%d): %v", r, err)
-						}
-					case "DRAIN":
-						if err := s.OnDrain(r); err != nil {
-							t.Fatalf("OnDrain(%d): %v", r, err)
-						}
-					}
-				})
-			}
-		}
-		if failProb > 0 && rng.IntN(500) == 0 {
-			moves = append(moves, func() { s.Fail(); anyFailure = true })
-		}
+		moves = m.enabled(moves[:0])
 		if len(moves) == 0 {
-			t.Fatalf("seed %d: stuck at step %d (cfg %+v)", seed, step, cfg)
+			m.fatalf("stuck at step %d", step)
 		}
 		moves[rng.IntN(len(moves))]()
-		if st := s.Stats(); st.MaxRunning > 1 || st.Prefetched != 0 {
-			t.Fatalf("capacity broken: %+v", st)
+		m.checkStep()
+	}
+	m.checkEnd()
+}
+
+// enabled lists every action the simulated call can take now.
+func (m *sim) enabled(moves []func()) []func() {
+	s, root := m.s, m.root
+	// The root's own slots.
+	stopped := true
+	for j := range m.cfg.Slots[root] {
+		switch s.State(root, j) {
+		case Idle:
+			moves = append(moves, func() { m.rootDispatch(j) })
+		case Running:
+			moves = append(moves, func() { m.rootComplete(j) })
 		}
+		stopped = stopped && s.State(root, j) == StopReceived
 	}
-	if !s.Done() {
-		t.Fatalf("seed %d: not done (cfg %+v)", seed, cfg)
+	if stopped && !s.RankDrained(root) {
+		moves = append(moves, func() { m.drain(root) })
 	}
-	if err := s.Check(); err != nil {
-		t.Fatalf("seed %d: %v", seed, err)
-	}
-	for r, w := range workers {
-		if r == cfg.Root {
+	// Remote ranks: their slots, their inbox, the root's inbox from them.
+	for r, w := range m.workers {
+		if w == nil {
 			continue
 		}
+		for j := range w.Slots() {
+			switch w.State(j) {
+			case Idle:
+				moves = append(moves, func() { m.sendReady(r, j) })
+			case Running:
+				moves = append(moves, func() { m.sendResult(r, j) })
+			}
+		}
+		if len(m.toWorker[r]) > 0 {
+			moves = append(moves, func() { m.workerRecv(r) })
+		}
+		if w.Stopped() && w.State(0) != Drained {
+			moves = append(moves, func() { m.sendDrain(r) })
+		}
+		if len(m.toRoot[r]) > 0 {
+			moves = append(moves, func() { m.rootRecv(r) })
+		}
+	}
+	if m.failProb > 0 && m.rng.IntN(400) == 0 {
+		moves = append(moves, func() { m.s.Fail(); m.failure = true })
+	}
+	if m.rng.IntN(20) == 0 {
+		moves = append(moves, m.bogus)
+	}
+	return moves
+}
+
+func (m *sim) onDecision(rank, slot int, d Decision, b Batch) {
+	if d == Stop {
+		m.stops[rank][slot]++
+		return
+	}
+	if d != Assign {
+		m.fatalf("decision %v", d)
+	}
+	if m.failure {
+		m.fatalf("batch %+v assigned after a failure", b)
+	}
+	want := Batch{ID: m.last.ID + 1, Start: m.last.End(), Count: min(m.cfg.BatchSize, m.cfg.Items-m.last.End())}
+	if m.last.ID < 0 {
+		want.Start, want.Count = 0, min(m.cfg.BatchSize, m.cfg.Items)
+	}
+	if b != want || b.Count < 1 {
+		m.fatalf("assigned %+v, want %+v", b, want)
+	}
+	m.last = b
+	m.assigned++
+	m.inflight[rank][slot]++
+	m.tasks[rank][slot]++
+	m.items[rank][slot] += int64(b.Count)
+	for i := b.Start; i < b.End(); i++ {
+		m.assignN[i]++
+	}
+}
+
+// store places a successful batch's values into the result table at the
+// indices the scheduler pinned for (rank, slot).
+func (m *sim) store(rank, slot int, values []int) {
+	b, ok := m.s.RunningBatch(rank, slot)
+	if !ok || len(values) != b.Count {
+		m.fatalf("RunningBatch(%d,%d) = %+v %v for %d values", rank, slot, b, ok, len(values))
+	}
+	for k, v := range values {
+		m.table[b.Start+k] = v
+		m.writes[b.Start+k]++
+	}
+}
+
+// callback is the user function: the result of item i is i, so a table
+// with every result in place is the identity.
+func callback(b Batch) []int {
+	out := make([]int, b.Count)
+	for k := range out {
+		out[k] = b.Start + k
+	}
+	return out
+}
+
+func (m *sim) rootDispatch(j int) {
+	d, b, err := m.s.RootDispatch(j)
+	if err != nil {
+		m.fatalf("RootDispatch(%d): %v", j, err)
+	}
+	m.onDecision(m.root, j, d, b)
+}
+
+func (m *sim) rootComplete(j int) {
+	ok := m.rng.Float64() >= m.failProb
+	m.failure = m.failure || !ok
+	if ok {
+		b, _ := m.s.RunningBatch(m.root, j)
+		m.store(m.root, j, callback(b))
+	}
+	if err := m.s.CompleteRoot(j, ok); err != nil {
+		m.fatalf("CompleteRoot(%d): %v", j, err)
+	}
+	m.inflight[m.root][j]--
+}
+
+func (m *sim) drain(r int) {
+	if err := m.s.OnDrain(r); err != nil {
+		m.fatalf("OnDrain(%d): %v", r, err)
+	}
+	m.drains[r]++
+}
+
+func (m *sim) sendReady(r, j int) {
+	if err := m.workers[r].SendReady(j); err != nil {
+		m.fatalf("worker %d SendReady(%d): %v", r, j, err)
+	}
+	m.readies[r][j]++
+	m.toRoot[r] = append(m.toRoot[r], simMsg{kind: "READY", slot: j})
+}
+
+func (m *sim) sendResult(r, j int) {
+	w := m.workers[r]
+	b := m.wBatch[r][j]
+	if w.Batch(j) != b.ID {
+		m.fatalf("worker %d slot %d runs batch %d, want %d", r, j, w.Batch(j), b.ID)
+	}
+	msg := simMsg{kind: "RESULT", slot: j, batch: b, indices: b.Indices(), ok: m.rng.Float64() >= m.failProb}
+	if msg.ok {
+		msg.values = callback(b)
+	}
+	if m.failProb > 0 && m.rng.IntN(30) == 0 {
+		msg.corrupt = true
+	}
+	if err := w.SendResult(j); err != nil {
+		m.fatalf("worker %d SendResult(%d): %v", r, j, err)
+	}
+	m.toRoot[r] = append(m.toRoot[r], msg)
+}
+
+func (m *sim) workerRecv(r int) {
+	w := m.workers[r]
+	msg := m.toWorker[r][0]
+	m.toWorker[r] = m.toWorker[r][1:]
+	switch msg.kind {
+	case "TASK":
+		if err := w.OnTask(msg.slot, msg.batch.ID); err != nil {
+			m.fatalf("worker %d OnTask(%d, %d): %v", r, msg.slot, msg.batch.ID, err)
+		}
+		m.wBatch[r][msg.slot] = msg.batch
+	case "STOP":
+		if err := w.OnStop(msg.slot); err != nil {
+			m.fatalf("worker %d OnStop(%d): %v", r, msg.slot, err)
+		}
+	default:
+		m.fatalf("worker %d got %s", r, msg.kind)
+	}
+}
+
+func (m *sim) sendDrain(r int) {
+	if err := m.workers[r].SendDrain(); err != nil {
+		m.fatalf("worker %d SendDrain: %v", r, err)
+	}
+	m.toRoot[r] = append(m.toRoot[r], simMsg{kind: "DRAIN"})
+}
+
+func (m *sim) rootRecv(r int) {
+	s := m.s
+	msg := m.toRoot[r][0]
+	m.toRoot[r] = m.toRoot[r][1:]
+	switch msg.kind {
+	case "READY":
+		d, b, err := s.OnReady(r, msg.slot)
+		if err != nil {
+			m.fatalf("OnReady(%d,%d): %v", r, msg.slot, err)
+		}
+		m.onDecision(r, msg.slot, d, b)
+		m.answers[r][msg.slot]++
+		if d == Stop {
+			m.toWorker[r] = append(m.toWorker[r], simMsg{kind: "STOP", slot: msg.slot})
+		} else {
+			m.toWorker[r] = append(m.toWorker[r], simMsg{kind: "TASK", slot: msg.slot, batch: b})
+		}
+	case "RESULT":
+		if msg.corrupt {
+			b, err := s.FailRunning(r, msg.slot)
+			if err != nil || b != msg.batch {
+				m.fatalf("FailRunning(%d,%d) = %+v %v, want %+v", r, msg.slot, b, err, msg.batch)
+			}
+			m.failure = true
+			m.inflight[r][msg.slot]--
+			return
+		}
+		if m.rng.IntN(6) == 0 {
+			m.bogusResult(r, msg)
+		}
+		if err := s.ValidateResult(r, msg.slot, msg.batch.ID, msg.indices); err != nil {
+			m.fatalf("ValidateResult(%d,%d): %v", r, msg.slot, err)
+		}
+		if msg.ok {
+			m.store(r, msg.slot, msg.values)
+		} else {
+			m.failure = true
+		}
+		if err := s.OnResult(r, msg.slot, msg.batch.ID, msg.indices, msg.ok); err != nil {
+			m.fatalf("OnResult(%d,%d): %v", r, msg.slot, err)
+		}
+		m.inflight[r][msg.slot]--
+	case "DRAIN":
+		m.drain(r)
+	default:
+		m.fatalf("root got %s from %d", msg.kind, r)
+	}
+}
+
+// bogusResult feeds a damaged copy of msg (wrong id, wrong indices or the
+// wrong slot) and requires a rejection that changes nothing.
+func (m *sim) bogusResult(r int, msg simMsg) {
+	slot, id, idx := msg.slot, msg.batch.ID, append([]int64(nil), msg.indices...)
+	switch m.rng.IntN(5) {
+	case 0:
+		id += 1 + int64(m.rng.IntN(3))
+	case 1:
+		id -= 1 + int64(m.rng.IntN(3))
+	case 2:
+		idx[m.rng.IntN(len(idx))] += 1 + int64(m.rng.IntN(3))
+	case 3:
+		if m.rng.IntN(2) == 0 {
+			idx = idx[:len(idx)-1]
+		} else {
+			idx = append(idx, int64(msg.batch.End()))
+		}
+	case 4:
+		if m.cfg.Slots[r] == 1 {
+			slot = 1 // out of range
+		} else {
+			slot = (slot + 1 + m.rng.IntN(m.cfg.Slots[r]-1)) % m.cfg.Slots[r]
+		}
+		if b, ok := m.s.RunningBatch(r, slot); ok && b.ID == id {
+			m.fatalf("two slots pin batch %d", id)
+		}
+	}
+	before := snapshot(m.s)
+	errV := m.s.ValidateResult(r, slot, id, idx)
+	errR := m.s.OnResult(r, slot, id, idx, msg.ok)
+	if !errors.Is(errV, ErrProtocol) || !errors.Is(errR, ErrProtocol) {
+		m.fatalf("bogus RESULT (%d,%d,%d,%v) accepted: %v / %v", r, slot, id, idx, errV, errR)
+	}
+	if !reflect.DeepEqual(before, snapshot(m.s)) {
+		m.fatalf("bogus RESULT changed the scheduler")
+	}
+}
+
+// bogus tries a random transition that the protocol does not allow now
+// and requires a protocol error that changes nothing.
+func (m *sim) bogus() {
+	s := m.s
+	r := m.rng.IntN(len(m.cfg.Slots)+2) - 1 // -1 .. ranks
+	j := -1
+	if s.SlotCount(r) > 0 {
+		j = m.rng.IntN(s.SlotCount(r)+2) - 1 // -1 .. slots
+	}
+	valid := s.SlotCount(r) > 0 && j >= 0 && j < s.SlotCount(r)
+	st := s.State(r, j)
+	var err error
+	before := snapshot(s)
+	switch m.rng.IntN(6) {
+	case 0:
+		if valid && r != m.root && st == Idle {
+			return // allowed: a READY the worker did not send
+		}
+		_, _, err = s.OnReady(r, j)
+	case 1:
+		if s.State(m.root, j) == Idle {
+			return
+		}
+		_, _, err = s.RootDispatch(j)
+	case 2:
+		if b, ok := s.RunningBatch(r, j); ok {
+			if r != m.root {
+				return // the genuine RESULT is in flight or due
+			}
+			err = s.OnResult(r, j, b.ID, b.Indices(), true) // the root sends no RESULT
+		} else {
+			err = s.OnResult(r, j, m.last.ID, m.last.Indices(), true)
+		}
+	case 3:
+		if s.State(m.root, j) == Running {
+			return
+		}
+		err = s.CompleteRoot(j, m.rng.IntN(2) == 0)
+	case 4:
+		if st == Running {
+			return
+		}
+		_, err = s.FailRunning(r, j)
+	case 5:
+		all := s.SlotCount(r) > 0 && !s.RankDrained(r)
+		for k := range s.SlotCount(r) {
+			all = all && s.State(r, k) == StopReceived
+		}
+		if all {
+			return
+		}
+		err = s.OnDrain(r)
+	}
+	if !errors.Is(err, ErrProtocol) {
+		m.fatalf("disallowed transition (rank %d slot %d state %v) = %v", r, j, st, err)
+	}
+	if !reflect.DeepEqual(before, snapshot(s)) {
+		m.fatalf("disallowed transition (rank %d slot %d) changed the scheduler", r, j)
+	}
+}
+
+// checkStep checks the invariants that hold at every step.
+func (m *sim) checkStep() {
+	st := m.s.Stats()
+	if st.MaxRunning > 1 || st.Prefetched != 0 {
+		m.fatalf("capacity broken: MaxRunning %d Prefetched %d", st.MaxRunning, st.Prefetched)
+	}
+	if st.Assigned != m.assigned {
+		m.fatalf("Assigned %d, model %d", st.Assigned, m.assigned)
+	}
+	for r := range m.cfg.Slots {
+		if st.Drains[r] != m.drains[r] {
+			m.fatalf("Drains[%d] = %d, model %d", r, st.Drains[r], m.drains[r])
+		}
+		for j := range m.cfg.Slots[r] {
+			if st.Batches[r][j] != m.tasks[r][j] || st.Items[r][j] != m.items[r][j] || st.Stops[r][j] != m.stops[r][j] {
+				m.fatalf("slot (%d,%d): stats batches %d items %d stops %d, model %d %d %d", r, j,
+					st.Batches[r][j], st.Items[r][j], st.Stops[r][j], m.tasks[r][j], m.items[r][j], m.stops[r][j])
+			}
+			n := m.inflight[r][j]
+			running := m.s.State(r, j) == Running
+			if n < 0 || n > 1 || running != (n == 1) {
+				m.fatalf("slot (%d,%d) holds %d batches in state %v", r, j, n, m.s.State(r, j))
+			}
+			if a, q := m.answers[r][j], m.readies[r][j]; a > q || q > a+1 {
+				m.fatalf("slot (%d,%d): %d answers to %d READYs", r, j, a, q)
+			}
+		}
+	}
+	if err := m.s.Check(); err != nil {
+		m.fatalf("Check: %v", err)
+	}
+}
+
+func (m *sim) checkEnd() {
+	s := m.s
+	if err := s.Check(); err != nil {
+		m.fatalf("Check: %v", err)
+	}
+	st := s.Stats()
+	if st.Results != st.Assigned || st.Assigned != m.assigned {
+		m.fatalf("%d results, %d assigned (model %d)", st.Results, st.Assigned, m.assigned)
+	}
+	for r := range m.cfg.Slots {
+		if m.drains[r] != 1 || !s.RankDrained(r) || len(m.toRoot[r]) != 0 || len(m.toWorker[r]) != 0 {
+			m.fatalf("rank %d: %d DRAINs, drained %v, %d/%d messages left", r, m.drains[r], s.RankDrained(r), len(m.toRoot[r]), len(m.toWorker[r]))
+		}
+		for j := range m.cfg.Slots[r] {
+			if m.stops[r][j] != 1 || s.State(r, j) != Drained {
+				m.fatalf("slot (%d,%d): %d STOPs, state %v", r, j, m.stops[r][j], s.State(r, j))
+			}
+			if r != m.root && m.answers[r][j] != m.readies[r][j] {
+				m.fatalf("slot (%d,%d): %d answers to %d READYs", r, j, m.answers[r][j], m.readies[r][j])
+			}
+		}
+		w := m.workers[r]
+		if w == nil {
+			continue
+		}
+		var batches int64
+		for _, n := range m.tasks[r] {
+			batches += n
+		}
 		tasks, results, stops, drains := w.Counts()
-		if tasks != results || stops != 1 || drains != 1 || w.State() != Drained {
-			t.Fatalf("seed %d rank %d: tasks %d results %d stops %d drains %d state %v", seed, r, tasks, results, stops, drains, w.State())
+		if int64(tasks) != batches || results != tasks || stops != w.Slots() || drains != 1 || !w.Stopped() {
+			m.fatalf("worker %d: tasks %d (assigned %d) results %d stops %d drains %d", r, tasks, batches, results, stops, drains)
+		}
+		for j := range w.Slots() {
+			if w.State(j) != Drained {
+				m.fatalf("worker %d slot %d is %v", r, j, w.State(j))
+			}
 		}
 	}
-	for i, n := range execs {
-		if n > 1 || (!anyFailure && n != 1) {
-			t.Fatalf("seed %d: item %d executed %d times (failure %v)", seed, i, n, anyFailure)
+	completed := 0
+	for i := range m.cfg.Items {
+		if m.assignN[i] > 1 || m.writes[i] > 1 {
+			m.fatalf("item %d assigned %d times, written %d times", i, m.assignN[i], m.writes[i])
+		}
+		if !m.failure && (m.assignN[i] != 1 || m.writes[i] != 1) {
+			m.fatalf("item %d assigned %d times, written %d times without failure", i, m.assignN[i], m.writes[i])
+		}
+		if s.IsDone(i) != (m.writes[i] == 1) {
+			m.fatalf("item %d: IsDone %v, written %d times", i, s.IsDone(i), m.writes[i])
+		}
+		if m.writes[i] == 1 {
+			completed++
+			if m.table[i] != i {
+				m.fatalf("result table[%d] = %d: results out of input order", i, m.table[i])
+			}
 		}
 	}
-	if !anyFailure && s.Completed() != cfg.Items {
-		t.Fatalf("seed %d: completed %d of %d", seed, s.Completed(), cfg.Items)
+	if completed != s.Completed() || s.Failed() != m.failure {
+		m.fatalf("completed %d (model %d), failed %v (model %v)", s.Completed(), completed, s.Failed(), m.failure)
+	}
+	if !m.failure && (s.Remaining() != 0 || s.Completed() != m.cfg.Items) {
+		m.fatalf("no failure, but %d remaining, %d of %d completed", s.Remaining(), s.Completed(), m.cfg.Items)
 	}
 }

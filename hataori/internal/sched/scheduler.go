@@ -11,29 +11,38 @@ type Config struct {
 	Items int
 	// BatchSize is the fixed batch size (>= 1).
 	BatchSize int
-	// Ranks is the world size of the private communicator (>= 1).
-	Ranks int
-	// Root is the rank that owns the queue, in [0, Ranks).
+	// Root is the rank that owns the queue, in [0, len(Slots)).
 	Root int
+	// Slots[r] is the number of slots (workers) rank r offers, each >= 1;
+	// len(Slots) is the world size of the private communicator (>= 1).
+	Slots []int
 }
 
 // Stats is the scheduler's instrumentation.
 type Stats struct {
-	// Assigned counts batches handed out (root lane included).
+	// Assigned counts batches handed out (root slots included).
 	Assigned int64
-	// Results counts completions processed (RESULT or root completion).
+	// Results counts completions processed (RESULT, root completion or
+	// FailRunning).
 	Results int64
-	// MaxRunning is the largest number of batches a single lane ever held
+	// MaxRunning is the largest number of batches a single slot ever held
 	// at once; capacity one means it never exceeds 1.
 	MaxRunning int
-	// Prefetched is the largest number of batches a lane ever held beyond
+	// Prefetched is the largest number of batches a slot ever held beyond
 	// the running one; it stays 0 without prefetch.
 	Prefetched int
-	// Stops and Drains count STOP decisions and DRAIN transitions per rank.
-	Stops, Drains []int
+	// Stops[rank][slot] counts the STOP decisions given to that slot.
+	Stops [][]int
+	// Drains[rank] counts the rank's DRAIN transitions.
+	Drains []int
+	// Batches[rank][slot] counts the batches assigned to that slot.
+	Batches [][]int64
+	// Items[rank][slot] counts the items assigned to that slot.
+	Items [][]int64
 }
 
-type lane struct {
+// slot is the root's view of one (rank, slot) pair.
+type slot struct {
 	state   State
 	batch   Batch // pinned metadata of the running batch
 	running int   // batches currently held (0 or 1)
@@ -45,51 +54,98 @@ type Scheduler struct {
 	cfg       Config
 	next      int   // first index not yet assigned
 	nextID    int64 // id of the next batch
-	lanes     []lane
+	slots     [][]slot
+	drainedR  []bool // drainedR[r]: rank r sent its DRAIN
 	done      []bool // done[i]: index i completed successfully
 	completed int
 	failed    bool
-	drained   int
+	drained   int // ranks drained
 	stats     Stats
 }
 
-// New validates cfg and returns a scheduler with every lane Idle.
+// New validates cfg and returns a scheduler with every slot Idle. The
+// Slots slice is copied.
 func New(cfg Config) (*Scheduler, error) {
+	cfgErr := func(format string, args ...any) error {
+		return &Error{Op: "New", Rank: -1, Msg: fmt.Sprintf(format, args...), Err: ErrConfig}
+	}
 	switch {
 	case cfg.Items < 0:
-		return nil, &Error{Op: "New", Rank: -1, Msg: fmt.Sprintf("negative item count %d", cfg.Items), Err: ErrConfig}
+		return nil, cfgErr("negative item count %d", cfg.Items)
 	case cfg.BatchSize < 1:
-		return nil, &Error{Op: "New", Rank: -1, Msg: fmt.Sprintf("batch size %d < 1", cfg.BatchSize), Err: ErrConfig}
-	case cfg.Ranks < 1:
-		return nil, &Error{Op: "New", Rank: -1, Msg: fmt.Sprintf("world size %d < 1", cfg.Ranks), Err: ErrConfig}
-	case cfg.Root < 0 || cfg.Root >= cfg.Ranks:
-		return nil, &Error{Op: "New", Rank: -1, Msg: fmt.Sprintf("root %d outside [0,%d)", cfg.Root, cfg.Ranks), Err: ErrConfig}
+		return nil, cfgErr("batch size %d < 1", cfg.BatchSize)
+	case len(cfg.Slots) < 1:
+		return nil, cfgErr("world size %d < 1", len(cfg.Slots))
+	case cfg.Root < 0 || cfg.Root >= len(cfg.Slots):
+		return nil, cfgErr("root %d outside [0,%d)", cfg.Root, len(cfg.Slots))
 	}
-	return &Scheduler{
-		cfg:   cfg,
-		lanes: make([]lane, cfg.Ranks),
-		done:  make([]bool, cfg.Items),
-		stats: Stats{Stops: make([]int, cfg.Ranks), Drains: make([]int, cfg.Ranks)},
-	}, nil
+	for r, n := range cfg.Slots {
+		if n < 1 {
+			return nil, &Error{Op: "New", Rank: r, Msg: fmt.Sprintf("slot count %d < 1", n), Err: ErrConfig}
+		}
+	}
+	ranks := len(cfg.Slots)
+	cfg.Slots = append([]int(nil), cfg.Slots...)
+	s := &Scheduler{
+		cfg:      cfg,
+		slots:    make([][]slot, ranks),
+		drainedR: make([]bool, ranks),
+		done:     make([]bool, cfg.Items),
+		stats: Stats{
+			Stops:   make([][]int, ranks),
+			Drains:  make([]int, ranks),
+			Batches: make([][]int64, ranks),
+			Items:   make([][]int64, ranks),
+		},
+	}
+	for r, n := range cfg.Slots {
+		s.slots[r] = make([]slot, n)
+		s.stats.Stops[r] = make([]int, n)
+		s.stats.Batches[r] = make([]int64, n)
+		s.stats.Items[r] = make([]int64, n)
+	}
+	return s, nil
 }
 
-// Config returns the configuration the scheduler was built with.
-func (s *Scheduler) Config() Config { return s.cfg }
+// Config returns the configuration the scheduler was built with (Slots is
+// a copy).
+func (s *Scheduler) Config() Config {
+	c := s.cfg
+	c.Slots = append([]int(nil), s.cfg.Slots...)
+	return c
+}
 
-// State returns the state of rank's lane (Drained for an invalid rank).
-func (s *Scheduler) State(rank int) State {
-	if rank < 0 || rank >= len(s.lanes) {
+// Ranks returns the world size.
+func (s *Scheduler) Ranks() int { return len(s.slots) }
+
+// SlotCount returns the number of slots rank offers (0 for an invalid rank).
+func (s *Scheduler) SlotCount(rank int) int {
+	if rank < 0 || rank >= len(s.slots) {
+		return 0
+	}
+	return len(s.slots[rank])
+}
+
+// State returns the state of (rank, slot) (Drained for an invalid rank or
+// slot).
+func (s *Scheduler) State(rank, slot int) State {
+	if !s.valid(rank, slot) {
 		return Drained
 	}
-	return s.lanes[rank].state
+	return s.slots[rank][slot].state
 }
 
-// RunningBatch returns the batch pinned on rank's lane, if it is Running.
-func (s *Scheduler) RunningBatch(rank int) (Batch, bool) {
-	if rank < 0 || rank >= len(s.lanes) || s.lanes[rank].state != Running {
+// RankDrained reports whether rank has drained (false for an invalid rank).
+func (s *Scheduler) RankDrained(rank int) bool {
+	return rank >= 0 && rank < len(s.drainedR) && s.drainedR[rank]
+}
+
+// RunningBatch returns the batch pinned on (rank, slot), if it is Running.
+func (s *Scheduler) RunningBatch(rank, slot int) (Batch, bool) {
+	if !s.valid(rank, slot) || s.slots[rank][slot].state != Running {
 		return Batch{}, false
 	}
-	return s.lanes[rank].batch, true
+	return s.slots[rank][slot].batch, true
 }
 
 // Failed reports whether a recoverable error has been recorded.
@@ -99,8 +155,8 @@ func (s *Scheduler) Failed() bool { return s.failed }
 // assigned and every READY gets STOP.
 func (s *Scheduler) Fail() { s.failed = true }
 
-// Done reports whether every lane, the root's included, is Drained.
-func (s *Scheduler) Done() bool { return s.drained == len(s.lanes) }
+// Done reports whether every rank, the root included, has drained.
+func (s *Scheduler) Done() bool { return s.drained == len(s.slots) }
 
 // Completed returns how many indices completed successfully.
 func (s *Scheduler) Completed() int { return s.completed }
@@ -111,46 +167,58 @@ func (s *Scheduler) IsDone(i int) bool { return i >= 0 && i < len(s.done) && s.d
 // Remaining returns how many indices are not yet assigned.
 func (s *Scheduler) Remaining() int { return s.cfg.Items - s.next }
 
-// Stats returns a copy of the instrumentation counters.
+// Stats returns a deep copy of the instrumentation counters.
 func (s *Scheduler) Stats() Stats {
 	st := s.stats
-	st.Stops = append([]int(nil), s.stats.Stops...)
 	st.Drains = append([]int(nil), s.stats.Drains...)
+	st.Stops = make([][]int, len(s.stats.Stops))
+	st.Batches = make([][]int64, len(s.stats.Batches))
+	st.Items = make([][]int64, len(s.stats.Items))
+	for r := range s.stats.Stops {
+		st.Stops[r] = append([]int(nil), s.stats.Stops[r]...)
+		st.Batches[r] = append([]int64(nil), s.stats.Batches[r]...)
+		st.Items[r] = append([]int64(nil), s.stats.Items[r]...)
+	}
 	return st
 }
 
-// OnReady handles a READY from remote rank: its lane must be Idle. It
-// returns Assign with a new batch (lane Running) or Stop (lane
-// StopReceived).
-func (s *Scheduler) OnReady(rank int) (Decision, Batch, error) {
-	if err := s.checkRank("OnReady", rank); err != nil {
+// OnReady handles a READY from slot of remote rank: the rank must not be
+// the root nor drained, and the slot must be Idle. It returns Assign with
+// a new batch (slot Running) or Stop (slot StopReceived).
+func (s *Scheduler) OnReady(rank, slot int) (Decision, Batch, error) {
+	const op = "OnReady"
+	if err := s.checkSlot(op, rank, slot); err != nil {
 		return 0, Batch{}, err
 	}
 	if rank == s.cfg.Root {
-		return 0, Batch{}, protoErr("OnReady", rank, "the root sends no READY")
+		return 0, Batch{}, protoErr(op, rank, "the root sends no READY")
 	}
-	return s.dispatch("OnReady", rank)
+	return s.dispatch(op, rank, slot)
 }
 
-// RootDispatch offers the root's own idle lane a batch, as a READY would.
-// It is a protocol error while the root lane is not Idle; an idle root
+// RootDispatch offers the root's own idle slot a batch, as a READY would.
+// It is a protocol error while that slot is not Idle; an idle root slot
 // with no assignable work (or after a failure) becomes StopReceived.
-func (s *Scheduler) RootDispatch() (Decision, Batch, error) {
-	return s.dispatch("RootDispatch", s.cfg.Root)
+func (s *Scheduler) RootDispatch(slot int) (Decision, Batch, error) {
+	const op = "RootDispatch"
+	if err := s.checkSlot(op, s.cfg.Root, slot); err != nil {
+		return 0, Batch{}, err
+	}
+	return s.dispatch(op, s.cfg.Root, slot)
 }
 
-func (s *Scheduler) dispatch(op string, rank int) (Decision, Batch, error) {
-	l := &s.lanes[rank]
+func (s *Scheduler) dispatch(op string, rank, slot int) (Decision, Batch, error) {
+	l := &s.slots[rank][slot]
 	if l.state != Idle {
-		return 0, Batch{}, protoErr(op, rank, "lane is %v, want Idle", l.state)
+		return 0, Batch{}, slotErr(op, rank, slot, "slot is %v, want Idle", l.state)
 	}
 	if s.failed || s.next >= s.cfg.Items {
 		l.state = StopReceived // via ReadySent
-		s.stats.Stops[rank]++
+		s.stats.Stops[rank][slot]++
 		return Stop, Batch{}, nil
 	}
 	if s.nextID == math.MaxInt64 {
-		return 0, Batch{}, &Error{Op: op, Rank: rank, Msg: "batch id space exhausted", Err: ErrOverflow}
+		return 0, Batch{}, &Error{Op: op, Rank: rank, Msg: fmt.Sprintf("slot %d: batch id space exhausted", slot), Err: ErrOverflow}
 	}
 	n := min(s.cfg.BatchSize, s.cfg.Items-s.next)
 	b := Batch{ID: s.nextID, Start: s.next, Count: n}
@@ -160,60 +228,74 @@ func (s *Scheduler) dispatch(op string, rank int) (Decision, Batch, error) {
 	l.batch = b
 	l.running++
 	s.stats.Assigned++
+	s.stats.Batches[rank][slot]++
+	s.stats.Items[rank][slot] += int64(n)
 	s.stats.MaxRunning = max(s.stats.MaxRunning, l.running)
+	s.stats.Prefetched = max(s.stats.Prefetched, l.running-1)
 	return Assign, b, nil
 }
 
-// OnResult handles the RESULT of rank's running batch. The lane state,
-// batch id, count and exact index sequence are all checked before
-// anything changes; on any mismatch it returns a protocol error and the
-// tables are untouched. ok=false (a callback error in the batch) records a
-// recoverable failure. On success the indices are marked complete.
-func (s *Scheduler) OnResult(rank int, id int64, indices []int64, ok bool) error {
-	if err := s.ValidateResult(rank, id, indices); err != nil {
+// OnResult handles the RESULT of the running batch of slot on remote
+// rank. The slot state, batch id, count and exact index sequence are all
+// checked before anything changes; on any mismatch it returns a protocol
+// error and the tables are untouched. ok=false (a callback error in the
+// batch) records a recoverable failure. On success the indices are marked
+// complete. The slot is Idle again afterwards.
+func (s *Scheduler) OnResult(rank, slot int, id int64, indices []int64, ok bool) error {
+	if err := s.ValidateResult(rank, slot, id, indices); err != nil {
 		return err
 	}
-	s.complete(&s.lanes[rank], ok)
+	s.complete(&s.slots[rank][slot], ok)
 	return nil
 }
 
 // ValidateResult performs OnResult's checks without changing anything, so
-// a caller can validate a RESULT before decoding its payload.
-func (s *Scheduler) ValidateResult(rank int, id int64, indices []int64) error {
-	if err := s.checkRank("OnResult", rank); err != nil {
+// a caller can validate a RESULT before decoding its payload. Its errors
+// are OnResult's (Op "OnResult").
+func (s *Scheduler) ValidateResult(rank, slot int, id int64, indices []int64) error {
+	const op = "OnResult"
+	if err := s.checkSlot(op, rank, slot); err != nil {
 		return err
 	}
-	l := &s.lanes[rank]
+	if rank == s.cfg.Root {
+		return protoErr(op, rank, "the root sends no RESULT")
+	}
+	l := &s.slots[rank][slot]
 	if l.state != Running {
-		return protoErr("OnResult", rank, "lane is %v, want Running", l.state)
+		return slotErr(op, rank, slot, "slot is %v, want Running", l.state)
 	}
 	b := l.batch
 	if id != b.ID {
-		return protoErr("OnResult", rank, "batch id %d, want %d", id, b.ID)
+		return slotErr(op, rank, slot, "batch id %d, want %d", id, b.ID)
 	}
 	if len(indices) != b.Count {
-		return protoErr("OnResult", rank, "batch %d: %d indices, want %d", id, len(indices), b.Count)
+		return slotErr(op, rank, slot, "batch %d: %d indices, want %d", id, len(indices), b.Count)
 	}
 	for k, ix := range indices {
 		if ix != int64(b.Start+k) {
-			return protoErr("OnResult", rank, "batch %d: index %d at position %d, want %d", id, ix, k, b.Start+k)
+			return slotErr(op, rank, slot, "batch %d: index %d at position %d, want %d", id, ix, k, b.Start+k)
 		}
 	}
 	return nil
 }
 
-// CompleteRoot records the completion of the root's own running batch
-// (handed off directly, so there are no indices to check).
-func (s *Scheduler) CompleteRoot(ok bool) error {
-	l := &s.lanes[s.cfg.Root]
+// CompleteRoot records the completion of the batch running on the root's
+// own slot (handed off directly, so there are no indices to check).
+func (s *Scheduler) CompleteRoot(slot int, ok bool) error {
+	const op = "CompleteRoot"
+	root := s.cfg.Root
+	if err := s.checkSlot(op, root, slot); err != nil {
+		return err
+	}
+	l := &s.slots[root][slot]
 	if l.state != Running {
-		return protoErr("CompleteRoot", s.cfg.Root, "lane is %v, want Running", l.state)
+		return slotErr(op, root, slot, "slot is %v, want Running", l.state)
 	}
 	s.complete(l, ok)
 	return nil
 }
 
-func (s *Scheduler) complete(l *lane, ok bool) {
+func (s *Scheduler) complete(l *slot, ok bool) {
 	b := l.batch
 	if ok {
 		for i := b.Start; i < b.End(); i++ {
@@ -230,49 +312,71 @@ func (s *Scheduler) complete(l *lane, ok bool) {
 	s.stats.Results++
 }
 
-// FailRunning marks rank's running batch failed without trusting any
-// received batch id (a RESULT whose header was corrupt): the pinned batch
-// is returned, the lane goes back to Idle, and a failure is recorded so
-// the lane's next READY gets STOP.
-func (s *Scheduler) FailRunning(rank int) (Batch, error) {
-	if err := s.checkRank("FailRunning", rank); err != nil {
+// FailRunning marks the running batch of (rank, slot) failed without
+// trusting any received batch id (a RESULT whose header was corrupt): the
+// pinned batch is returned, the slot goes back to Idle, and a failure is
+// recorded so the slot's next READY gets STOP.
+func (s *Scheduler) FailRunning(rank, slot int) (Batch, error) {
+	const op = "FailRunning"
+	if err := s.checkSlot(op, rank, slot); err != nil {
 		return Batch{}, err
 	}
-	l := &s.lanes[rank]
+	l := &s.slots[rank][slot]
 	if l.state != Running {
-		return Batch{}, protoErr("FailRunning", rank, "lane is %v, want Running", l.state)
+		return Batch{}, slotErr(op, rank, slot, "slot is %v, want Running", l.state)
 	}
 	b := l.batch
 	s.complete(l, false)
 	return b, nil
 }
 
-// OnDrain handles rank's DRAIN (for the root: its own drain after STOP).
+// OnDrain handles rank's DRAIN (for the root: its own drain). It is
+// allowed only once, when every slot of rank is StopReceived; then every
+// slot and the rank become Drained.
 func (s *Scheduler) OnDrain(rank int) error {
-	if err := s.checkRank("OnDrain", rank); err != nil {
+	const op = "OnDrain"
+	if err := s.checkRank(op, rank); err != nil {
 		return err
 	}
-	l := &s.lanes[rank]
-	if l.state != StopReceived {
-		return protoErr("OnDrain", rank, "lane is %v, want StopReceived", l.state)
+	if s.drainedR[rank] {
+		return protoErr(op, rank, "rank already drained")
 	}
-	l.state = Drained
+	for j, l := range s.slots[rank] {
+		if l.state != StopReceived {
+			return slotErr(op, rank, j, "slot is %v, want StopReceived", l.state)
+		}
+	}
+	for j := range s.slots[rank] {
+		s.slots[rank][j].state = Drained
+	}
+	s.drainedR[rank] = true
 	s.drained++
 	s.stats.Drains[rank]++
 	return nil
 }
 
-// Check verifies the instrumentation invariants: capacity one, nothing
-// prefetched, one completion per assigned batch once done, and exactly one
-// STOP and one DRAIN per lane once done. It also checks that a finished
-// call without failure completed every index.
+// Check verifies the instrumentation invariants: capacity one per slot,
+// nothing prefetched, per-slot batch and item counts that add up to what
+// was assigned, and, once done, one completion per assigned batch, exactly
+// one STOP per slot and one DRAIN per rank. It also checks that a
+// finished call without failure completed every index.
 func (s *Scheduler) Check() error {
 	st := &s.stats
 	if st.MaxRunning > 1 {
-		return protoErr("Check", -1, "a lane held %d running batches", st.MaxRunning)
+		return protoErr("Check", -1, "a slot held %d running batches", st.MaxRunning)
 	}
 	if st.Prefetched != 0 {
 		return protoErr("Check", -1, "prefetched = %d", st.Prefetched)
+	}
+	var batches, items int64
+	for r := range st.Batches {
+		for j := range st.Batches[r] {
+			batches += st.Batches[r][j]
+			items += st.Items[r][j]
+		}
+	}
+	if batches != st.Assigned || items != int64(s.next) {
+		return protoErr("Check", -1, "per-slot tables count %d batches and %d items, want %d and %d", batches, items, st.Assigned, s.next)
 	}
 	if !s.Done() {
 		return nil
@@ -280,9 +384,14 @@ func (s *Scheduler) Check() error {
 	if st.Results != st.Assigned {
 		return protoErr("Check", -1, "%d results for %d assigned batches", st.Results, st.Assigned)
 	}
-	for r := range s.lanes {
-		if st.Stops[r] != 1 || st.Drains[r] != 1 {
-			return protoErr("Check", r, "%d STOP and %d DRAIN, want one each", st.Stops[r], st.Drains[r])
+	for r := range s.slots {
+		if st.Drains[r] != 1 {
+			return protoErr("Check", r, "%d DRAIN, want one", st.Drains[r])
+		}
+		for j, n := range st.Stops[r] {
+			if n != 1 {
+				return slotErr("Check", r, j, "%d STOP, want one", n)
+			}
 		}
 	}
 	if !s.failed && s.completed != s.cfg.Items {
@@ -291,9 +400,26 @@ func (s *Scheduler) Check() error {
 	return nil
 }
 
+func (s *Scheduler) valid(rank, slot int) bool {
+	return rank >= 0 && rank < len(s.slots) && slot >= 0 && slot < len(s.slots[rank])
+}
+
 func (s *Scheduler) checkRank(op string, rank int) error {
-	if rank < 0 || rank >= len(s.lanes) {
-		return protoErr(op, rank, "rank outside [0,%d)", len(s.lanes))
+	if rank < 0 || rank >= len(s.slots) {
+		return protoErr(op, rank, "rank outside [0,%d)", len(s.slots))
+	}
+	return nil
+}
+
+func (s *Scheduler) checkSlot(op string, rank, slot int) error {
+	if err := s.checkRank(op, rank); err != nil {
+		return err
+	}
+	if slot < 0 || slot >= len(s.slots[rank]) {
+		return slotErr(op, rank, slot, "slot outside [0,%d)", len(s.slots[rank]))
+	}
+	if s.drainedR[rank] {
+		return slotErr(op, rank, slot, "rank already drained")
 	}
 	return nil
 }

@@ -1,9 +1,9 @@
 package sched
 
-// State is the logical state of one lane.
+// State is the logical state of one (rank, slot) pair.
 type State uint8
 
-// Lane states, in the order of the protocol.
+// Slot states, in the order of the protocol.
 const (
 	// Idle: no READY outstanding and no batch running.
 	Idle State = iota
@@ -12,11 +12,13 @@ const (
 	// Running: a batch is assigned and its RESULT not yet processed.
 	Running
 	// ResultSent: the RESULT of the running batch has been sent/received;
-	// the lane returns to Idle.
+	// the slot returns to Idle.
 	ResultSent
-	// StopReceived: STOP answered a READY; DRAIN is still due.
+	// StopReceived: STOP answered a READY; the slot takes no more work.
+	// The rank's DRAIN is due once all its slots are StopReceived.
 	StopReceived
-	// Drained: DRAIN sent/received; the lane takes no further part.
+	// Drained: the rank's DRAIN was sent/received; its slots take no
+	// further part.
 	Drained
 )
 
@@ -34,9 +36,9 @@ func (s State) String() string {
 type Decision uint8
 
 const (
-	// Assign hands the returned batch to the lane.
+	// Assign hands the returned batch to the slot.
 	Assign Decision = iota + 1
-	// Stop tells the lane that no more work will come.
+	// Stop tells the slot that no more work will come.
 	Stop
 )
 

@@ -1,85 +1,163 @@
 package sched
 
-// Worker is the lane state machine a non-root rank keeps for itself:
+// Worker is the state machine a non-root rank keeps for its own slots.
+// Every slot follows
 //
 //	Idle -> ReadySent -> Running -> ResultSent -> Idle
-//	Idle -> ReadySent -> StopReceived -> Drained
+//	Idle -> ReadySent -> StopReceived
+//
+// independently, and the rank sends one DRAIN, after which every slot is
+// Drained, once all its slots are StopReceived.
 //
 // Each method is one step; a step that the protocol does not allow in the
-// current state returns a protocol error and changes nothing. Batch ids
-// received in TASKs must strictly increase.
+// current state (or names an invalid slot) returns a protocol error and
+// changes nothing. The root answers READYs in assignment order over one
+// ordered channel, so the batch ids received in TASKs must strictly
+// increase across the whole rank, whichever slots they go to.
 type Worker struct {
-	rank   int
-	state  State
-	batch  int64 // id of the running batch
-	lastID int64 // last TASK id seen, -1 before the first
-	// counters for instrumentation
+	rank    int
+	slots   []workerSlot
+	lastID  int64 // last TASK id seen by any slot, -1 before the first
+	drained bool
+	// counters for instrumentation, over all slots
 	tasks, results, stops, drains int
 }
 
-// NewWorker returns rank's machine in state Idle.
-func NewWorker(rank int) *Worker { return &Worker{rank: rank, lastID: -1} }
+type workerSlot struct {
+	state State
+	batch int64 // id of the running (or last) batch, -1 before the first
+}
 
-// State returns the current state.
-func (w *Worker) State() State { return w.state }
+// NewWorker returns rank's machine with slots slots, all Idle. A worker
+// built with slots < 1 has no slots: every step returns a protocol error.
+func NewWorker(rank, slots int) *Worker {
+	w := &Worker{rank: rank, lastID: -1, slots: make([]workerSlot, max(slots, 0))}
+	for j := range w.slots {
+		w.slots[j].batch = -1
+	}
+	return w
+}
 
-// Batch returns the id of the running batch (valid while Running).
-func (w *Worker) Batch() int64 { return w.batch }
+// Slots returns the number of slots.
+func (w *Worker) Slots() int { return len(w.slots) }
 
-// Counts returns how many TASKs, RESULTs, STOPs and DRAINs the lane has seen.
+// State returns the state of slot (Drained for an invalid slot).
+func (w *Worker) State(slot int) State {
+	if slot < 0 || slot >= len(w.slots) {
+		return Drained
+	}
+	return w.slots[slot].state
+}
+
+// Batch returns the id of slot's running batch (valid while Running; the
+// last batch afterwards, -1 before the first or for an invalid slot).
+func (w *Worker) Batch(slot int) int64 {
+	if slot < 0 || slot >= len(w.slots) {
+		return -1
+	}
+	return w.slots[slot].batch
+}
+
+// Counts returns how many TASKs, RESULTs, STOPs and DRAINs the rank has
+// seen over all its slots.
 func (w *Worker) Counts() (tasks, results, stops, drains int) {
 	return w.tasks, w.results, w.stops, w.drains
 }
 
-func (w *Worker) step(op string, from, to State) error {
-	if w.state != from {
-		return protoErr(op, w.rank, "lane is %v, want %v", w.state, from)
+func (w *Worker) slot(op string, slot int, want State) (*workerSlot, error) {
+	if slot < 0 || slot >= len(w.slots) {
+		return nil, slotErr(op, w.rank, slot, "slot outside [0,%d)", len(w.slots))
 	}
-	w.state = to
+	ws := &w.slots[slot]
+	if ws.state != want {
+		return nil, slotErr(op, w.rank, slot, "slot is %v, want %v", ws.state, want)
+	}
+	return ws, nil
+}
+
+// SendReady records the READY slot sent to the root.
+func (w *Worker) SendReady(slot int) error {
+	ws, err := w.slot("SendReady", slot, Idle)
+	if err != nil {
+		return err
+	}
+	ws.state = ReadySent
 	return nil
 }
 
-// SendReady records the READY sent to the root.
-func (w *Worker) SendReady() error { return w.step("SendReady", Idle, ReadySent) }
-
-// OnTask records a TASK with batch id; ids must strictly increase.
-func (w *Worker) OnTask(id int64) error {
-	if w.state != ReadySent {
-		return protoErr("OnTask", w.rank, "lane is %v, want ReadySent", w.state)
+// OnTask records a TASK with batch id for slot; ids must strictly
+// increase across the rank.
+func (w *Worker) OnTask(slot int, id int64) error {
+	ws, err := w.slot("OnTask", slot, ReadySent)
+	if err != nil {
+		return err
 	}
 	if id <= w.lastID {
-		return protoErr("OnTask", w.rank, "batch id %d after %d", id, w.lastID)
+		return slotErr("OnTask", w.rank, slot, "batch id %d after %d", id, w.lastID)
 	}
-	w.state, w.batch, w.lastID = Running, id, id
+	ws.state, ws.batch, w.lastID = Running, id, id
 	w.tasks++
 	return nil
 }
 
-// SendResult records the RESULT of the running batch; the lane is Idle
-// again afterwards.
-func (w *Worker) SendResult() error {
-	if err := w.step("SendResult", Running, ResultSent); err != nil {
+// SendResult records the RESULT of slot's running batch; the slot is Idle
+// again afterwards (via ResultSent).
+func (w *Worker) SendResult(slot int) error {
+	ws, err := w.slot("SendResult", slot, Running)
+	if err != nil {
 		return err
 	}
+	ws.state = Idle // via ResultSent
 	w.results++
-	w.state = Idle
 	return nil
 }
 
-// OnStop records the STOP that answered the READY.
-func (w *Worker) OnStop() error {
-	if err := w.step("OnStop", ReadySent, StopReceived); err != nil {
+// OnStop records the STOP that answered slot's READY.
+func (w *Worker) OnStop(slot int) error {
+	ws, err := w.slot("OnStop", slot, ReadySent)
+	if err != nil {
 		return err
 	}
+	ws.state = StopReceived
 	w.stops++
 	return nil
 }
 
-// SendDrain records the DRAIN sent after STOP.
-func (w *Worker) SendDrain() error {
-	if err := w.step("SendDrain", StopReceived, Drained); err != nil {
-		return err
+// Stopped reports whether every slot is StopReceived (the DRAIN is due)
+// or the rank has drained already. A worker without slots never stops.
+func (w *Worker) Stopped() bool {
+	if w.drained {
+		return true
 	}
+	return len(w.slots) > 0 && w.firstNotStopped() < 0
+}
+
+// firstNotStopped returns the first slot that is not StopReceived, or -1.
+func (w *Worker) firstNotStopped() int {
+	for j, ws := range w.slots {
+		if ws.state != StopReceived {
+			return j
+		}
+	}
+	return -1
+}
+
+// SendDrain records the rank's single DRAIN, sent once every slot is
+// StopReceived; every slot is Drained afterwards.
+func (w *Worker) SendDrain() error {
+	switch {
+	case w.drained:
+		return protoErr("SendDrain", w.rank, "rank already drained")
+	case len(w.slots) == 0:
+		return protoErr("SendDrain", w.rank, "worker has no slots")
+	}
+	if j := w.firstNotStopped(); j >= 0 {
+		return slotErr("SendDrain", w.rank, j, "slot is %v, want StopReceived", w.slots[j].state)
+	}
+	for j := range w.slots {
+		w.slots[j].state = Drained
+	}
+	w.drained = true
 	w.drains++
 	return nil
 }

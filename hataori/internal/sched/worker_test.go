@@ -2,62 +2,239 @@ package sched
 
 import (
 	"errors"
+	"reflect"
 	"testing"
 )
 
-func TestWorkerLifecycle(t *testing.T) {
-	w := NewWorker(3)
+// workerSnap is a deep copy of a Worker.
+type workerSnap struct{ w Worker }
+
+func wsnap(w *Worker) workerSnap {
+	c := *w
+	c.slots = append([]workerSlot(nil), w.slots...)
+	return workerSnap{c}
+}
+
+func (s workerSnap) equal(w *Worker) bool { return reflect.DeepEqual(s.w, *w) }
+
+func wantStates(t *testing.T, what string, w *Worker, want ...State) {
+	t.Helper()
+	for j, st := range want {
+		if got := w.State(j); got != st {
+			t.Fatalf("%s: slot %d is %v, want %v", what, j, got, st)
+		}
+	}
+}
+
+func TestWorkerSlotsInterleaved(t *testing.T) {
+	w := NewWorker(3, 3)
+	if w.Slots() != 3 || w.Stopped() {
+		t.Fatalf("slots %d stopped %v", w.Slots(), w.Stopped())
+	}
+	wantStates(t, "new", w, Idle, Idle, Idle)
 	steps := []struct {
 		name string
 		f    func() error
-		want State
+		want []State
 	}{
-		{"ready", w.SendReady, ReadySent},
-		{"task 0", func() error { return w.OnTask(0) }, Running},
-		{"result", w.SendResult, Idle},
-		{"ready", w.SendReady, ReadySent},
-		{"task 4", func() error { return w.OnTask(4) }, Running},
-		{"result", w.SendResult, Idle},
-		{"ready", w.SendReady, ReadySent},
-		{"stop", w.OnStop, StopReceived},
-		{"drain", w.SendDrain, Drained},
+		{"ready 1", func() error { return w.SendReady(1) }, []State{Idle, ReadySent, Idle}},
+		{"ready 0", func() error { return w.SendReady(0) }, []State{ReadySent, ReadySent, Idle}},
+		{"task 0 to slot 1", func() error { return w.OnTask(1, 0) }, []State{ReadySent, Running, Idle}},
+		{"ready 2", func() error { return w.SendReady(2) }, []State{ReadySent, Running, ReadySent}},
+		{"task 3 to slot 0", func() error { return w.OnTask(0, 3) }, []State{Running, Running, ReadySent}},
+		{"stop 2", func() error { return w.OnStop(2) }, []State{Running, Running, StopReceived}},
+		{"result 1", func() error { return w.SendResult(1) }, []State{Running, Idle, StopReceived}},
+		{"ready 1", func() error { return w.SendReady(1) }, []State{Running, ReadySent, StopReceived}},
+		{"task 4 to slot 1", func() error { return w.OnTask(1, 4) }, []State{Running, Running, StopReceived}},
+		{"result 0", func() error { return w.SendResult(0) }, []State{Idle, Running, StopReceived}},
+		{"ready 0", func() error { return w.SendReady(0) }, []State{ReadySent, Running, StopReceived}},
+		{"stop 0", func() error { return w.OnStop(0) }, []State{StopReceived, Running, StopReceived}},
+		{"result 1", func() error { return w.SendResult(1) }, []State{StopReceived, Idle, StopReceived}},
+		{"ready 1", func() error { return w.SendReady(1) }, []State{StopReceived, ReadySent, StopReceived}},
+		{"stop 1", func() error { return w.OnStop(1) }, []State{StopReceived, StopReceived, StopReceived}},
+		{"drain", w.SendDrain, []State{Drained, Drained, Drained}},
 	}
 	for _, s := range steps {
 		if err := s.f(); err != nil {
 			t.Fatalf("%s: %v", s.name, err)
 		}
-		if w.State() != s.want {
-			t.Fatalf("%s: state %v, want %v", s.name, w.State(), s.want)
+		wantStates(t, s.name, w, s.want...)
+		stopped := true
+		for _, st := range s.want {
+			stopped = stopped && (st == StopReceived || st == Drained)
+		}
+		if w.Stopped() != stopped {
+			t.Fatalf("%s: Stopped() = %v, want %v", s.name, w.Stopped(), stopped)
 		}
 	}
-	if tk, r, st, d := w.Counts(); tk != 2 || r != 2 || st != 1 || d != 1 {
+	if w.Batch(0) != 3 || w.Batch(1) != 4 || w.Batch(2) != -1 || w.Batch(3) != -1 || w.Batch(-1) != -1 {
+		t.Fatalf("batches %d %d %d", w.Batch(0), w.Batch(1), w.Batch(2))
+	}
+	if tk, r, st, d := w.Counts(); tk != 3 || r != 3 || st != 3 || d != 1 {
 		t.Fatalf("counts %d %d %d %d", tk, r, st, d)
 	}
 }
 
+func TestWorkerStoppedBeforeDrain(t *testing.T) {
+	w := NewWorker(1, 2)
+	for j := range 2 {
+		if err := w.SendReady(j); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.OnStop(j); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !w.Stopped() {
+		t.Fatal("every slot StopReceived but not Stopped")
+	}
+}
+
+// TASK ids strictly increase over the whole rank, whichever slot ran the
+// earlier batch and whether or not its RESULT went out already.
+func TestWorkerIDsIncreaseAcrossSlots(t *testing.T) {
+	w := NewWorker(4, 2)
+	for _, err := range []error{w.SendReady(0), w.OnTask(0, 7), w.SendResult(0), w.SendReady(1), w.SendReady(0)} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		slot int
+		id   int64
+	}{{1, 7}, {1, 6}, {0, 7}, {0, 0}} {
+		before := wsnap(w)
+		if err := w.OnTask(c.slot, c.id); !errors.Is(err, ErrProtocol) || !before.equal(w) {
+			t.Fatalf("OnTask(%d, %d) after batch 7 = %v", c.slot, c.id, err)
+		}
+	}
+	if err := w.OnTask(1, 9); err != nil {
+		t.Fatal(err)
+	}
+	before := wsnap(w)
+	if err := w.OnTask(0, 8); !errors.Is(err, ErrProtocol) || !before.equal(w) {
+		t.Fatalf("OnTask(0, 8) after batch 9 = %v", err)
+	}
+	if err := w.OnTask(0, 10); err != nil {
+		t.Fatal(err)
+	}
+	if w.Batch(0) != 10 || w.Batch(1) != 9 {
+		t.Fatalf("batches %d %d", w.Batch(0), w.Batch(1))
+	}
+}
+
+// Every disallowed step returns a protocol error and changes nothing.
 func TestWorkerRejectsOutOfOrder(t *testing.T) {
-	w := NewWorker(1)
-	for name, f := range map[string]func() error{
-		"task before ready":  func() error { return w.OnTask(0) },
-		"stop before ready":  w.OnStop,
-		"result while idle":  w.SendResult,
-		"drain without stop": w.SendDrain,
+	// Slot 0 Idle, 1 ReadySent, 2 Running (batch 5), 3 StopReceived.
+	setup := func(t *testing.T) *Worker {
+		w := NewWorker(2, 4)
+		for _, err := range []error{w.SendReady(1), w.SendReady(2), w.OnTask(2, 5), w.SendReady(3), w.OnStop(3)} {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		return w
+	}
+	cases := []struct {
+		name string
+		f    func(w *Worker) error
+	}{
+		{"task before ready", func(w *Worker) error { return w.OnTask(0, 6) }},
+		{"stop before ready", func(w *Worker) error { return w.OnStop(0) }},
+		{"result while idle", func(w *Worker) error { return w.SendResult(0) }},
+		{"second ready", func(w *Worker) error { return w.SendReady(1) }},
+		{"result while ready", func(w *Worker) error { return w.SendResult(1) }},
+		{"repeated batch id", func(w *Worker) error { return w.OnTask(1, 5) }},
+		{"older batch id", func(w *Worker) error { return w.OnTask(1, 4) }},
+		{"negative batch id", func(w *Worker) error { return w.OnTask(1, -1) }},
+		{"ready while running", func(w *Worker) error { return w.SendReady(2) }},
+		{"task while running", func(w *Worker) error { return w.OnTask(2, 6) }},
+		{"stop while running", func(w *Worker) error { return w.OnStop(2) }},
+		{"ready after stop", func(w *Worker) error { return w.SendReady(3) }},
+		{"task after stop", func(w *Worker) error { return w.OnTask(3, 6) }},
+		{"second stop", func(w *Worker) error { return w.OnStop(3) }},
+		{"result after stop", func(w *Worker) error { return w.SendResult(3) }},
+		{"drain with slots active", func(w *Worker) error { return w.SendDrain() }},
+		{"ready on slot -1", func(w *Worker) error { return w.SendReady(-1) }},
+		{"ready on slot 4", func(w *Worker) error { return w.SendReady(4) }},
+		{"task on slot 4", func(w *Worker) error { return w.OnTask(4, 6) }},
+		{"result on slot 4", func(w *Worker) error { return w.SendResult(4) }},
+		{"stop on slot -1", func(w *Worker) error { return w.OnStop(-1) }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w := setup(t)
+			before := wsnap(w)
+			err := c.f(w)
+			var se *Error
+			if !errors.Is(err, ErrProtocol) || !errors.As(err, &se) || se.Rank != 2 {
+				t.Fatalf("%s = %#v, want a protocol *Error for rank 2", c.name, err)
+			}
+			if !before.equal(w) {
+				t.Fatalf("%s changed the worker: %+v -> %+v", c.name, before.w.slots, w.slots)
+			}
+		})
+	}
+	// The setup still runs to the end: a newer id is accepted on slot 1.
+	w := setup(t)
+	for _, err := range []error{
+		w.OnTask(1, 6), w.SendResult(2), w.SendResult(1),
+		w.SendReady(0), w.SendReady(1), w.SendReady(2), w.OnStop(1), w.OnStop(0),
 	} {
-		if err := f(); !errors.Is(err, ErrProtocol) {
-			t.Errorf("%s: %v", name, err)
-		}
-		if w.State() != Idle {
-			t.Fatalf("%s changed state to %v", name, w.State())
+		if err != nil {
+			t.Fatal(err)
 		}
 	}
-	w.SendReady()
-	w.OnTask(5)
-	w.SendResult()
-	w.SendReady()
-	if err := w.OnTask(5); !errors.Is(err, ErrProtocol) {
-		t.Fatalf("repeated batch id: %v", err)
+	if w.Stopped() {
+		t.Fatal("stopped with slot 2 waiting")
 	}
-	if w.State() != ReadySent {
-		t.Fatalf("state %v", w.State())
+	before := wsnap(w)
+	if err := w.SendDrain(); !errors.Is(err, ErrProtocol) || !before.equal(w) {
+		t.Fatalf("DRAIN with slot 2 waiting = %v", err)
+	}
+	if err := w.OnStop(2); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.SendDrain(); err != nil {
+		t.Fatal(err)
+	}
+	// After DRAIN nothing is allowed, a second DRAIN included.
+	before = wsnap(w)
+	for name, err := range map[string]error{
+		"second drain":       w.SendDrain(),
+		"ready after drain":  w.SendReady(0),
+		"task after drain":   w.OnTask(0, 9),
+		"stop after drain":   w.OnStop(1),
+		"result after drain": w.SendResult(2),
+	} {
+		if !errors.Is(err, ErrProtocol) {
+			t.Errorf("%s = %v", name, err)
+		}
+	}
+	if !before.equal(w) || !w.Stopped() {
+		t.Fatal("steps after DRAIN changed the worker")
+	}
+	if tk, r, st, d := w.Counts(); tk != 2 || r != 2 || st != 4 || d != 1 {
+		t.Fatalf("counts %d %d %d %d", tk, r, st, d)
+	}
+}
+
+func TestWorkerWithoutSlots(t *testing.T) {
+	for _, n := range []int{0, -2} {
+		w := NewWorker(1, n)
+		if w.Slots() != 0 || w.Stopped() {
+			t.Fatalf("NewWorker(1, %d): slots %d stopped %v", n, w.Slots(), w.Stopped())
+		}
+		for name, err := range map[string]error{
+			"ready": w.SendReady(0), "task": w.OnTask(0, 0), "result": w.SendResult(0),
+			"stop": w.OnStop(0), "drain": w.SendDrain(),
+		} {
+			if !errors.Is(err, ErrProtocol) {
+				t.Errorf("%s on a worker without slots = %v", name, err)
+			}
+		}
+		if tk, r, st, d := w.Counts(); tk+r+st+d != 0 || w.Stopped() {
+			t.Fatal("a worker without slots changed")
+		}
 	}
 }

@@ -7,10 +7,10 @@ import (
 )
 
 // Version is the frame protocol version this package writes and accepts.
-const Version uint8 = 1
+const Version uint8 = 2
 
 // HeaderSize is the size in bytes of an encoded Header.
-const HeaderSize = 24
+const HeaderSize = 32
 
 // MaxBytes is the largest frame, header included, that may be sent or
 // received: the MPI int count limit. It is a variable only so that tests can
@@ -65,6 +65,10 @@ func (k Kind) Valid() bool { return k > 0 && k < kindEnd }
 //	offset 4  Count    uint32 (items in the payload)
 //	offset 8  BatchID  uint64
 //	offset 16 Len      uint64 (payload bytes after the header)
+//	offset 24 Slot     uint32 (the sending or addressed slot of a rank)
+//	offset 28 reserved uint32 (zero)
+//
+// The size keeps a payload that follows the header 8-byte aligned.
 type Header struct {
 	Version uint8
 	Kind    Kind
@@ -72,6 +76,7 @@ type Header struct {
 	Count   uint32
 	BatchID uint64
 	Len     uint64
+	Slot    uint32
 }
 
 // Put writes h into b[:HeaderSize]. b must hold at least HeaderSize bytes.
@@ -84,6 +89,8 @@ func (h Header) Put(b []byte) {
 	binary.LittleEndian.PutUint32(b[4:], h.Count)
 	binary.LittleEndian.PutUint64(b[8:], h.BatchID)
 	binary.LittleEndian.PutUint64(b[16:], h.Len)
+	binary.LittleEndian.PutUint32(b[24:], h.Slot)
+	binary.LittleEndian.PutUint32(b[28:], 0)
 }
 
 // ParseHeader decodes the header at the front of b. It checks the length of
@@ -100,6 +107,7 @@ func ParseHeader(b []byte) (Header, error) {
 		Count:   binary.LittleEndian.Uint32(b[4:]),
 		BatchID: binary.LittleEndian.Uint64(b[8:]),
 		Len:     binary.LittleEndian.Uint64(b[16:]),
+		Slot:    binary.LittleEndian.Uint32(b[24:]),
 	}
 	if h.Version != Version {
 		return Header{}, errorf(ErrVersion, nil, "version %d, want %d", h.Version, Version)
@@ -109,6 +117,9 @@ func ParseHeader(b []byte) (Header, error) {
 	}
 	if b[3] != 0 {
 		return Header{}, errorf(ErrDecode, nil, "reserved header byte is %d, want 0", b[3])
+	}
+	if r := binary.LittleEndian.Uint32(b[28:]); r != 0 {
+		return Header{}, errorf(ErrDecode, nil, "reserved header word is %d, want 0", r)
 	}
 	if lim := PayloadLimit(); h.Len > uint64(lim) {
 		return Header{}, errorf(ErrLength, nil, "payload length %d exceeds limit %d", h.Len, lim)

@@ -1,0 +1,243 @@
+//go:build mpirt || mpicgo
+
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hataori/hataori-go/hataori"
+	"github.com/hataori/hataori-go/lanes"
+)
+
+const (
+	cpuItems  = 20000                 // items per measured call
+	cpuTarget = 20 * time.Microsecond // calibrated cost of one item
+	cpuSerial = 5000                  // items of the serial baseline before each call
+	cpuWarm   = 2000                  // items of each configuration's warm-up call
+)
+
+// spin is the CPU-bound item: k rounds of xorshift64 on a value derived
+// from x, a dependency chain the compiler cannot shorten or drop (the
+// result is the item's result). Deterministic: the same k and x give the
+// same work and result on every rank.
+func spin(k int, x uint64) uint64 {
+	h := x*0x9E3779B97F4A7C15 + 1
+	for range k {
+		h ^= h << 13
+		h ^= h >> 7
+		h ^= h << 17
+	}
+	return h
+}
+
+// calibrate returns the k that makes spin take about cpuTarget on this
+// rank, from the fastest of a few timed runs (so that a neighbour's burst
+// does not inflate it); the measured serial cost, not this estimate, is
+// what every figure uses.
+func calibrate() int {
+	k := 1 << 12
+	for {
+		t0 := time.Now()
+		spin(k, 1)
+		if time.Since(t0) > 2*time.Millisecond {
+			break
+		}
+		k *= 2
+	}
+	best := time.Duration(1 << 62)
+	for i := range 7 {
+		t0 := time.Now()
+		spin(k, uint64(i))
+		best = min(best, time.Since(t0))
+	}
+	return max(1, int(float64(k)*float64(cpuTarget)/float64(best)))
+}
+
+func firstCPUs(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// cpuEngine is a lane's engine in the cpu case: it only counts.
+type cpuEngine struct{ items int64 }
+
+// cpuConfig is one configuration of the cpu case.
+type cpuConfig struct {
+	name string
+	call func(items hataori.Maybe[[]int], st *hataori.CallStats, g *gomaxprocsSeen) ([]uint64, error)
+	eff  []float64
+	// the figures of each round, for the summary
+	cores, cpus, slots int
+	during             int64
+}
+
+// cpuBound measures CPU-bound ~20 µs items, batch 1, in the three user
+// configurations (MPI-only, hybrid on NewLocalDomain in Outer mode, lanes
+// with one engine per allowed CPU). Each round, for each configuration in
+// turn, every rank first runs cpuSerial items in a plain loop at the same
+// time (the serial cost per item, under the same binding and the same
+// neighbours), then the Pmap call runs cpuItems items. The efficiency of
+// the call is items × mean serial cost ÷ cores used ÷ wall time, where
+// cores used is min(distinct CPUs the ranks may run on, slots of the
+// call): on one core it is the call's speed as a fraction of the serial
+// loop's.
+func cpuBound(e *env) error {
+	kk := uint64(0)
+	if e.rank == 0 {
+		kk = uint64(calibrate())
+	}
+	kk, err := e.bcastUint64(kk)
+	if err != nil {
+		return err
+	}
+	k := int(kk)
+	cpus, err := e.unionCPUs()
+	if err != nil {
+		return err
+	}
+	d, err := hataori.NewLocalDomain()
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	engines := make([]*cpuEngine, len(allowedCPUs()))
+	for i := range engines {
+		engines[i] = &cpuEngine{}
+	}
+	l, err := lanes.New(engines)
+	if err != nil {
+		return err
+	}
+	info, err := e.rankInfo(0)
+	if err != nil {
+		return err
+	}
+	e.printf("cpu (%d items of ~%v CPU, batch 1, %d ranks, %d CPUs between them, spin k=%d, %d rounds)\n",
+		cpuItems, cpuTarget, e.size, cpus, k, rounds)
+	for _, s := range info {
+		e.printf("  %s; NewLocalDomain: %d workers; lanes: %d\n", s, d.Workers(), len(engines))
+	}
+	item := func(g *gomaxprocsSeen, x int) uint64 {
+		g.note()
+		return spin(k, uint64(x))
+	}
+	configs := []*cpuConfig{
+		{name: "mpi-only", call: func(items hataori.Maybe[[]int], st *hataori.CallStats, g *gomaxprocsSeen) ([]uint64, error) {
+			return hataori.Pmap(ctx, e.world, nil, hataori.Options{Stats: st}, items,
+				func(x int) (uint64, error) { return item(g, x), nil })
+		}},
+		{name: "hybrid", call: func(items hataori.Maybe[[]int], st *hataori.CallStats, g *gomaxprocsSeen) ([]uint64, error) {
+			return hataori.Pmap(ctx, e.world, d, hataori.Options{Mode: hataori.Outer, Stats: st}, items,
+				func(x int) (uint64, error) { return item(g, x), nil })
+		}},
+		{name: "lanes", call: func(items hataori.Maybe[[]int], st *hataori.CallStats, g *gomaxprocsSeen) ([]uint64, error) {
+			return lanes.PmapLanes(ctx, e.world, l, hataori.Options{Stats: st}, items,
+				func(x int, eng *cpuEngine) (uint64, error) { eng.items++; return item(g, x), nil })
+		}},
+	}
+	// Warm-up: one short call per configuration (threads, GOMAXPROCS).
+	for _, c := range configs {
+		var g gomaxprocsSeen
+		var st hataori.CallStats
+		if _, err := c.call(e.items(cpuWarm), &st, &g); err != nil {
+			return fmt.Errorf("%s warm-up: %w", c.name, err)
+		}
+		c.slots = totalSlots(st)
+		c.during = g.v.Load()
+		c.cpus = cpus
+		c.cores = min(cpus, c.slots)
+		info, err := e.rankInfo(c.during)
+		if err != nil {
+			return err
+		}
+		e.printf("  %-8s %d slots in all; during the call: %s\n", c.name, c.slots, strings.Join(info, "; "))
+	}
+	ref := make([]uint64, cpuSerial)
+	// serial runs the baseline, the plain loop, on every rank at once, and
+	// returns (on rank 0) every rank's cost per item.
+	serial := func() ([]time.Duration, error) {
+		if err := e.world.Barrier(); err != nil {
+			return nil, err
+		}
+		t0 := time.Now()
+		for i := range ref {
+			ref[i] = spin(k, uint64(i))
+		}
+		cost := time.Since(t0) / cpuSerial
+		all, err := e.gather(strconv.FormatInt(int64(cost), 10))
+		var out []time.Duration
+		for _, s := range all {
+			ns, _ := strconv.ParseInt(s, 10, 64)
+			out = append(out, time.Duration(ns))
+		}
+		return out, err
+	}
+	for round := 1; round <= rounds; round++ {
+		for j := range configs {
+			// Rotate the order from round to round, so that no
+			// configuration always follows the same neighbour.
+			c := configs[(j+round-1)%len(configs)]
+			// The baseline brackets the call: the serial loop right
+			// before and right after it, under the same binding and the
+			// same neighbours.
+			before, err := serial()
+			if err != nil {
+				return err
+			}
+			var g gomaxprocsSeen
+			var st hataori.CallStats
+			if err := e.world.Barrier(); err != nil {
+				return err
+			}
+			t0 := time.Now()
+			out, err := c.call(e.items(cpuItems), &st, &g)
+			if err != nil {
+				return fmt.Errorf("%s: %w", c.name, err)
+			}
+			wall := time.Since(t0)
+			if e.rank == 0 && (len(out) != cpuItems || !slices.Equal(out[:cpuSerial], ref)) {
+				return fmt.Errorf("%s: wrong results", c.name)
+			}
+			after, err := serial()
+			if err != nil {
+				return err
+			}
+			if e.rank != 0 {
+				continue
+			}
+			var sum time.Duration
+			var per []string
+			for r := range before {
+				sum += before[r] + after[r]
+				per = append(per, fmt.Sprintf("%.1f/%.1f", us(before[r]), us(after[r])))
+			}
+			mean := sum / time.Duration(2*len(before))
+			ideal := time.Duration(float64(cpuItems) * float64(mean) / float64(c.cores))
+			eff := float64(ideal) / float64(wall)
+			c.eff = append(c.eff, eff)
+			e.printf("  round %d %-8s serial before/after (per rank) %s µs/item; ideal %6.1f ms on %d cores; Pmap %6.1f ms: efficiency %.3f; items %s\n",
+				round, c.name, strings.Join(per, " "), ms(ideal), c.cores, ms(wall), eff, slotsOf(st.Items))
+		}
+	}
+	if e.rank != 0 {
+		return nil
+	}
+	for _, c := range configs {
+		aim := "aim >= 0.85 of ideal"
+		if c.cores == 1 {
+			aim = "speed as a fraction of the serial loop's; aim >= 0.90"
+		}
+		e.printf("  cpu %-8s %d ranks, %d slots, %d CPUs, cores used %d, GOMAXPROCS during the call %d (rank 0): median efficiency %.3f (min %.3f, max %.3f)  (%s)\n",
+			c.name, e.size, c.slots, c.cpus, c.cores, c.during, median(c.eff), slices.Min(c.eff), slices.Max(c.eff), aim)
+	}
+	return nil
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -1,0 +1,119 @@
+package hataori
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/hataori/hataori-go/hataori/internal/wire"
+	"github.com/hataori/hataori-go/internal/slot"
+)
+
+// run runs this rank's side of a call whose preflight passed; slots is
+// this rank's slot count and start hands the slots their loop (nil: none).
+func (c *call[T, U]) run(slots int, start func(serve func(int))) {
+	if c.k.rank != c.root {
+		runRemote(c, slots, start)
+		return
+	}
+	counts, pending := collectSlots(c.k, slots)
+	c.out = runRoot(c, counts, pending, start)
+}
+
+// pendingReady is a first READY the root received while learning the
+// ranks' slot counts, answered once the scheduler exists.
+type pendingReady struct {
+	rank   int
+	status uint8
+}
+
+// collectSlots receives every other rank's first READY (slot 0), which
+// carries that rank's slot count, and returns the counts of all ranks (the
+// root's own is rootSlots) with those READYs, still to be answered. The
+// other ranks send it as their first message after the preflight, so the
+// root waits for one message latency at most.
+func collectSlots(k *collective, rootSlots int) ([]int, []pendingReady) {
+	counts := make([]int, k.size)
+	counts[k.rank] = rootSlots
+	var pending []pendingReady
+	for r := range k.size {
+		if r == k.rank {
+			continue
+		}
+		h, _, _, err := k.recvFrame(r, tagPmap)
+		if err != nil {
+			k.abortProtocol(fmt.Sprintf("first READY from rank %d: %v", r, err))
+		}
+		if h.Kind != wire.KindReady || h.Slot != 0 || h.Count < 1 {
+			k.abortProtocol(fmt.Sprintf("first message from rank %d: %v slot %d announcing %d slots", r, h.Kind, h.Slot, h.Count))
+		}
+		counts[r] = int(h.Count)
+		pending = append(pending, pendingReady{rank: r, status: h.Status})
+	}
+	return counts, pending
+}
+
+// slotStart holds a call's slots until the preflight has passed: each slot
+// runs work, which waits for start and then runs the serve loop it was
+// given, or returns at once when there is none (the preflight failed, or
+// the coordinator runs the batches itself).
+type slotStart struct {
+	once  sync.Once
+	ready chan struct{}
+	serve func(int)
+}
+
+func newSlotStart() *slotStart { return &slotStart{ready: make(chan struct{})} }
+
+func (s *slotStart) start(serve func(int)) {
+	s.once.Do(func() {
+		s.serve = serve
+		close(s.ready)
+	})
+}
+
+func (s *slotStart) work(slot int) {
+	<-s.ready
+	if s.serve != nil {
+		s.serve(slot)
+	}
+}
+
+// keepCoordinatorResponsive makes room for the coordinator for the duration
+// of a call: when callbacks run off the calling goroutine, GOMAXPROCS is
+// raised to the executor's computing goroutines plus one if it is lower (so
+// the coordinator never waits for a P behind busy workers: under mpirun a
+// rank bound to one core starts with GOMAXPROCS 1), and the coordinator's
+// thread gets a fine timer slack (Linux), so that its short back-off sleeps
+// are not stretched by the kernel's default 50 µs slack. The function it
+// returns restores both.
+func keepCoordinatorResponsive(exec slot.Executor) (restore func()) {
+	undoSlack := fineTimerSlack()
+	if !exec.Offloads() {
+		return undoSlack
+	}
+	need := exec.Threads() + 1
+	old := runtime.GOMAXPROCS(0)
+	if old >= need {
+		return undoSlack
+	}
+	runtime.GOMAXPROCS(need)
+	return func() {
+		runtime.GOMAXPROCS(old)
+		undoSlack()
+	}
+}
+
+// foreignExec is what a carrier domain of package lanes holds: the lanes'
+// executor and the Pmap callback, which takes the slot (the lane index).
+type foreignExec struct {
+	exec slot.Executor
+	fn   any // func(slot int, item T) (U, error)
+}
+
+func init() {
+	slot.Carrier = func(exec slot.Executor, fn any) any {
+		return &Domain{id: -1, foreign: &foreignExec{exec: exec, fn: fn}}
+	}
+	slot.MapError = func(i int, err error) error { return newMapError(i, err) }
+}

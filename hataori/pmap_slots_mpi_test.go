@@ -1,0 +1,157 @@
+//go:build (mpirt || mpicgo) && hataoridebug
+
+package hataori
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hataori/hataori-go/hataori/internal/sched"
+	"github.com/hataori/hataori-go/hataori/mpitest"
+)
+
+// waitAtOnce is the callback body of the slot tests: it counts the
+// callbacks running at once on this rank and holds each one until want of
+// them have run at once (once reached, later callbacks pass straight
+// through), or fails after a bound. It shows by events, not timing, that a
+// rank runs want batches at once.
+type waitAtOnce struct {
+	want          int64
+	running, peak atomic.Int64
+	reached       chan struct{}
+	once          atomic.Bool
+}
+
+func newWaitAtOnce(want int) *waitAtOnce {
+	return &waitAtOnce{want: int64(want), reached: make(chan struct{})}
+}
+
+func (w *waitAtOnce) run(also func() bool) error {
+	n := w.running.Add(1)
+	defer w.running.Add(-1)
+	for {
+		p := w.peak.Load()
+		if n <= p || w.peak.CompareAndSwap(p, n) {
+			break
+		}
+	}
+	if n >= w.want && w.once.CompareAndSwap(false, true) {
+		close(w.reached)
+	}
+	deadline := time.After(20 * time.Second)
+	select {
+	case <-w.reached:
+	case <-deadline:
+		return fmt.Errorf("at most %d callbacks ran at once, want %d", w.peak.Load(), w.want)
+	}
+	for also != nil && !also() {
+		select {
+		case <-deadline:
+			return fmt.Errorf("%d callbacks ran at once, but the condition never held", w.peak.Load())
+		case <-time.After(time.Millisecond):
+		}
+	}
+	return nil
+}
+
+// TestPmapSlotsAtOnce shows that a W-worker Outer domain runs W batches at
+// once on every rank, the root included: every callback waits until W of
+// them run at once on its rank, so a rank that ran one batch at a time
+// would fail (the root's callbacks also wait until every remote slot got a
+// TASK, so that the root's slots cannot take the whole input first); and
+// the root's statistics show every slot of every rank got work.
+func TestPmapSlotsAtOnce(t *testing.T) {
+	if !mpitest.Child() {
+		pmapJob(t, "TestPmapSlotsAtOnce", 1, 2, 4)
+		return
+	}
+	e := newRankEnv(t) // a 2-worker domain on every rank
+	w := newWaitAtOnce(e.dom.Workers())
+	var stats *sched.Stats
+	pmapRootStats = func(s sched.Stats) { stats = &s }
+	n := 3 * e.size * e.dom.Workers()
+	base := debugTasks.Load()
+	var remoteFed func() bool
+	if e.rank == 0 {
+		remoteFed = func() bool { return debugTasks.Load()-base >= int64((e.size-1)*e.dom.Workers()) }
+	}
+	out, err := Pmap(context.Background(), e.world, e.dom, Options{Mode: Outer}, e.items(n), func(x int) (int, error) {
+		return 2 * x, w.run(remoteFed)
+	})
+	pmapRootStats = nil
+	if err != nil {
+		t.Fatalf("rank %d: %v", e.rank, err)
+	}
+	if e.rank != 0 {
+		return
+	}
+	for i, v := range out {
+		if v != 2*i {
+			t.Fatalf("out[%d] = %d", i, v)
+		}
+	}
+	for r := range e.size {
+		if got := len(stats.Batches[r]); got != e.dom.Workers() {
+			t.Errorf("rank %d offered %d slots, want %d", r, got, e.dom.Workers())
+		}
+		for s, b := range stats.Batches[r] {
+			if b == 0 {
+				t.Errorf("rank %d slot %d ran no batch: %v", r, s, stats.Batches)
+			}
+		}
+	}
+}
+
+// TestPmapRootAnswersWhileComputing shows, by the root coordinator's event
+// counters, that remote READYs are answered while the root's own item
+// runs, MPI-only and hybrid: the first item the root runs returns only
+// after the coordinator has received several RESULTs from other ranks
+// meanwhile, which a coordinator busy computing could never do.
+func TestPmapRootAnswersWhileComputing(t *testing.T) {
+	if !mpitest.Child() {
+		pmapJob(t, "TestPmapRootAnswersWhileComputing", 2, 4)
+		return
+	}
+	e := newRankEnv(t)
+	d1, err := NewDomain(DomainConfig{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d1.Close()
+	for _, m := range []struct {
+		name string
+		d    *Domain
+	}{{"mpi-only", nil}, {"hybrid", d1}} {
+		const n = 40
+		var first atomic.Bool
+		var waitErr error
+		_, err := Pmap(context.Background(), e.world, m.d, Options{}, e.items(n), func(x int) (int, error) {
+			if e.rank != 0 || !first.CompareAndSwap(false, true) {
+				return x, nil
+			}
+			base, tasks := debugResults.Load(), debugTasks.Load()
+			deadline := time.Now().Add(20 * time.Second)
+			for debugResults.Load() < base+3 {
+				if time.Now().After(deadline) {
+					waitErr = fmt.Errorf("%s: while the root's own item ran, the coordinator received %d RESULTs and sent %d TASKs, want >= 3 RESULTs",
+						m.name, debugResults.Load()-base, debugTasks.Load()-tasks)
+					break
+				}
+				time.Sleep(time.Millisecond)
+			}
+			return x, nil
+		})
+		if err != nil {
+			t.Fatalf("%s: rank %d: %v", m.name, e.rank, err)
+		}
+		if waitErr != nil {
+			t.Error(waitErr)
+		}
+		if e.rank == 0 && !first.Load() {
+			t.Errorf("%s: the root computed no item", m.name)
+		}
+	}
+}
