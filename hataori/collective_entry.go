@@ -9,7 +9,7 @@ import (
 )
 
 // collectiveActive is the re-entrancy guard of the collective calls (Pmap,
-// PmapOn, Broadcast, Scatter, Gather): only one may be active in a process,
+// lanes.PmapLanes, Broadcast, Scatter, Gather): only one may be active in a process,
 // since all of them run on the one MPI main thread.
 var collectiveActive atomic.Bool
 

@@ -66,11 +66,6 @@ func newMapError(i int, err error) *MapError {
 	return &MapError{Index: i, Message: errmsg.Bound(err.Error()), err: err}
 }
 
-// NewMapError returns the error of item index failing with err: the bounded
-// message of err, and err itself reachable through Unwrap. Executors other
-// than Hataori's own (package lanes) report callback failures with it.
-func NewMapError(index int, err error) *MapError { return newMapError(index, err) }
-
 // Error returns "hataori: item <index>: <message>".
 func (e *MapError) Error() string {
 	return "hataori: item " + strconv.Itoa(e.Index) + ": " + e.Message

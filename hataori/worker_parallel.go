@@ -3,7 +3,7 @@ package hataori
 // Parallel runs body(i) for every i in [0, n) on the domain's workers and
 // returns when all have returned. It is the explicit handle through which
 // an Inner item uses the whole domain: it is valid only while d is lent to
-// an Inner item (MapIn with Inner, or a batch of d.Executor(Inner)), from
+// an Inner item (MapIn with Inner, or a Pmap batch in Inner mode), from
 // the item's goroutine or a goroutine it started, one Parallel call at a
 // time.
 //
