@@ -220,7 +220,8 @@ func errText(err error) string {
 // TestPmapLanesAtOnce shows that every lane of every rank runs a batch at
 // once: each callback waits until as many callbacks as lanes run at once
 // on its rank (bounded), which a rank running one batch at a time would
-// never reach.
+// never reach. Each item then sleeps 2 ms, so that the root's lanes cannot
+// take the whole input before the other ranks' first READYs are answered.
 func TestPmapLanesAtOnce(t *testing.T) {
 	if !mpitest.Child() {
 		for _, n := range []int{1, 2, 4} {
@@ -242,7 +243,7 @@ func TestPmapLanesAtOnce(t *testing.T) {
 	reached := make(chan struct{})
 	var once atomic.Bool
 	items := hataori.None[[]int]()
-	n := 4 * k * size
+	n := 8 * k * size
 	if rank == 0 {
 		xs := make([]int, n)
 		for i := range xs {
@@ -260,6 +261,7 @@ func TestPmapLanesAtOnce(t *testing.T) {
 		}
 		select {
 		case <-reached:
+			time.Sleep(2 * time.Millisecond)
 			return x + 1, nil
 		case <-time.After(20 * time.Second):
 			return 0, fmt.Errorf("rank %d: at most %d lanes ran at once, want %d", rank, peak.Load(), k)
