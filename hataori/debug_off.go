@@ -6,3 +6,4 @@ package hataori
 
 func debugTaskSent()       {}
 func debugResultReceived() {}
+func debugPrefetched(int)  {}

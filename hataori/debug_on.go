@@ -15,3 +15,16 @@ var (
 
 func debugTaskSent()       { debugTasks.Add(1) }
 func debugResultReceived() { debugResults.Add(1) }
+
+// debugPrefetchMax is the most batches a remote rank held beyond its
+// running ones (its held TASKs minus its slots) in this process.
+var debugPrefetchMax atomic.Int64
+
+func debugPrefetched(n int) {
+	for {
+		m := debugPrefetchMax.Load()
+		if int64(n) <= m || debugPrefetchMax.CompareAndSwap(m, int64(n)) {
+			return
+		}
+	}
+}

@@ -25,8 +25,14 @@ type Options struct {
 	// went once it has succeeded. It is local: other ranks' Stats are
 	// left alone, and it takes no part in the agreement of the options.
 	Stats *CallStats
-	// Prefetch asks for bounded prefetch. It is not implemented yet: the
-	// preflight rejects it on every rank.
+	// Prefetch enables bounded prefetch (off by default): each non-root
+	// rank holds at most one batch beyond the ones its slots run, received
+	// while they compute, so that a slot that finishes a batch starts the
+	// next one without waiting for a READY/TASK round trip. The root never
+	// prefetches (its slots take their batches directly). Memory: at most
+	// slots+1 batches of items and results per rank. It applies to MPI-only
+	// ranks too (their callbacks run off the coordinator), but not at
+	// MPI_THREAD_SINGLE, where the coordinator runs them itself.
 	Prefetch bool
 }
 
@@ -122,6 +128,7 @@ type call[T, U any] struct {
 	batch       int
 	stopOnError bool // a batch stops after its first failing item
 	inline      bool // the coordinator runs the callbacks (MPI_THREAD_SINGLE)
+	prefetch    bool // a remote rank holds one batch beyond its running ones
 	rep         *report
 	pan         *panicSlot
 	out         []U          // the root's result table
@@ -181,7 +188,7 @@ func pmapOn[T, U any](ctx context.Context, comm Comm, exec slot.Executor, opts O
 			}
 		}()
 		if pf = pmapPreflight(ctx, k, exec, &opts, rootItems.Present(), extra, nil); pf == nil {
-			c.batch = opts.BatchSize
+			c.batch, c.prefetch = opts.BatchSize, opts.Prefetch
 			c.run(exec.Slots(), st.start)
 		}
 		fine = true

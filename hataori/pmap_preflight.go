@@ -67,8 +67,6 @@ func pmapLocalChecks(ctx context.Context, k *collective, exec slot.Executor, opt
 		return fail(failOptions, "negative batch size %d", opts.BatchSize)
 	case !same:
 		return fail(failOptions, "options differ between ranks (root %d, batch size %d, mode %v, prefetch %v here)", opts.Root, opts.BatchSize, opts.Mode, opts.Prefetch)
-	case opts.Prefetch:
-		return fail(failOptions, "prefetch is not supported yet")
 	case k.rank == opts.Root && !hasItems:
 		return fail(failPayload, "the root passed no items (None)")
 	case k.rank != opts.Root && hasItems:

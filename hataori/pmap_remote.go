@@ -10,30 +10,39 @@ import (
 	"github.com/hataori/hataori-go/hataori/internal/wire"
 )
 
-// remoteLoop is a non-root rank's side of one call: each of its slots
-// sends READY, runs the TASK it gets (and sends its RESULT) or stops on
-// STOP; once every slot has stopped and every RESULT is sent, the rank
-// sends its one DRAIN. The coordinator (the calling goroutine) makes every
-// MPI call; a slot decodes its TASK, runs the callbacks and encodes its
-// RESULT on its own goroutine, so the coordinator stays free to answer.
+// remoteLoop is a non-root rank's side of one call. Towards the root the
+// rank has logical slots: one per slot of its executor, plus one with
+// bounded prefetch. Each logical slot sends READY, gets a TASK (whose
+// RESULT it sends) or STOP; once every logical slot has stopped and every
+// RESULT is sent, the rank sends its one DRAIN. TASKs go into one queue
+// that the executor's slots take from, so with prefetch a slot that
+// finishes a batch starts the prefetched one without a round trip; at most
+// one batch waits beyond the running ones (the protocol bounds the batches
+// a rank holds to its logical slots). The coordinator (the calling
+// goroutine) makes every MPI call; a slot decodes its TASK, runs the
+// callbacks and encodes its RESULT on its own goroutine, so the
+// coordinator stays free to answer.
 type remoteLoop[T, U any] struct {
 	c       *call[T, U]
 	k       *collective
 	w       *sched.Worker
-	slots   int
-	jobs    []chan remoteJob // one per slot, capacity one; closed on STOP
-	closed  []bool
-	results chan slotResult // capacity slots: a finished slot never waits
-	busy    int             // slots running a TASK
+	slots   int // the executor's slots
+	logical int // slots towards the root: slots, plus one with prefetch
+	jobs    chan remoteJob // capacity logical; closed once every logical slot stopped
+	closed  bool
+	results chan slotResult // capacity logical: a finished slot never waits
+	free    chan []byte     // RESULT frames already sent, for reuse
+	held    int             // TASKs received whose RESULT is not yet sent
 
 	stopN     int64 // the input length, from the first STOP
 	canceled  bool
 	cancelErr error
-	scratch   [][]byte // per slot: the last RESULT's memory (inline mode)
+	scratch   []byte // the last RESULT's memory (inline mode)
 }
 
-// remoteJob is one TASK for a slot; payload is owned by the job.
+// remoteJob is one TASK for a logical slot; payload is owned by the job.
 type remoteJob struct {
+	slot    int // the logical slot it answers
 	h       wire.Header
 	id      int64
 	payload []byte
@@ -58,13 +67,14 @@ type rankFault struct {
 
 // runRemote runs a non-root rank's side of a call.
 func runRemote[T, U any](c *call[T, U], slots int, start func(serve func(int))) {
-	r := &remoteLoop[T, U]{
-		c: c, k: c.k, w: sched.NewWorker(c.k.rank, slots), slots: slots,
-		jobs: make([]chan remoteJob, slots), closed: make([]bool, slots),
-		results: make(chan slotResult, slots), scratch: make([][]byte, slots),
+	logical := slots
+	if c.prefetch && !c.inline {
+		logical++
 	}
-	for s := range r.jobs {
-		r.jobs[s] = make(chan remoteJob, 1)
+	r := &remoteLoop[T, U]{
+		c: c, k: c.k, w: sched.NewWorker(c.k.rank, logical), slots: slots, logical: logical,
+		jobs: make(chan remoteJob, logical), results: make(chan slotResult, logical),
+		free: make(chan []byte, logical),
 	}
 	defer r.closeJobs()
 	if c.inline {
@@ -72,7 +82,7 @@ func runRemote[T, U any](c *call[T, U], slots int, start func(serve func(int))) 
 	} else {
 		start(r.serve)
 	}
-	for s := range slots {
+	for s := range logical {
 		r.sendReady(s)
 	}
 	r.loop()
@@ -83,28 +93,28 @@ func runRemote[T, U any](c *call[T, U], slots int, start func(serve func(int))) 
 	}
 }
 
-// closeJobs closes every slot's job channel that STOP has not closed, so
-// that every slot's loop returns however the coordinator leaves.
+// closeJobs closes the job queue once, so that every slot's loop returns
+// (after the last STOP, or however the coordinator leaves).
 func (r *remoteLoop[T, U]) closeJobs() {
-	for s, ch := range r.jobs {
-		if !r.closed[s] {
-			r.closed[s] = true
-			close(ch)
-		}
+	if !r.closed {
+		r.closed = true
+		close(r.jobs)
 	}
 }
 
-// serve is the loop of slot s, on that slot's goroutine.
+// serve is the loop of slot s, on that slot's goroutine: it takes the next
+// TASK of any logical slot and runs it.
 func (r *remoteLoop[T, U]) serve(s int) {
-	var scratch []byte
-	for j := range r.jobs[s] {
+	for j := range r.jobs {
+		var scratch []byte
+		select {
+		case scratch = <-r.free:
+		default:
+		}
 		res, ok := r.runTask(s, j, scratch)
 		if !ok {
 			return // a callback panicked: the coordinator aborts the job
 		}
-		// The next TASK comes only after this RESULT was sent, so its
-		// memory is free again by then.
-		scratch = res.frame
 		r.results <- res
 	}
 }
@@ -127,14 +137,14 @@ func (r *remoteLoop[T, U]) sendReady(s int) {
 		status = statusCanceled
 	}
 	step(r.k, r.w.SendReady(s))
-	r.send(readyFrame(status, s, r.slots))
+	r.send(readyFrame(status, s, r.logical))
 }
 
 // loop runs until every slot has stopped and no RESULT is outstanding.
 func (r *remoteLoop[T, U]) loop() {
 	var b backoff
 	ready := func() bool { return len(r.results) > 0 }
-	for !r.w.Stopped() || r.busy > 0 {
+	for !r.w.Stopped() || r.held > 0 {
 		r.c.pan.check(r.k)
 		progressed := false
 		for len(r.results) > 0 {
@@ -155,8 +165,12 @@ func (r *remoteLoop[T, U]) loop() {
 // finish sends a slot's RESULT, records its error, and sends its READY.
 func (r *remoteLoop[T, U]) finish(res slotResult) {
 	r.send(res.frame) // a blocking send: the frame's memory is free when it returns
+	select {
+	case r.free <- res.frame:
+	default:
+	}
 	step(r.k, r.w.SendResult(res.slot))
-	r.busy--
+	r.held--
 	if f := res.fault; f != nil {
 		r.c.rep.add(f.key, f.class, f.kind, f.msg, f.err)
 	}
@@ -182,8 +196,8 @@ func (r *remoteLoop[T, U]) pollRoot() bool {
 		r.k.abortTransport(err)
 	}
 	s := int(h.Slot)
-	if s >= r.slots {
-		r.k.abortProtocol(fmt.Sprintf("%v for slot %d of %d", h.Kind, s, r.slots))
+	if s >= r.logical {
+		r.k.abortProtocol(fmt.Sprintf("%v for slot %d of %d", h.Kind, s, r.logical))
 	}
 	switch h.Kind {
 	case wire.KindStop:
@@ -193,25 +207,27 @@ func (r *remoteLoop[T, U]) pollRoot() bool {
 			r.k.abortProtocol(fmt.Sprintf("STOP: %v", err))
 		}
 		r.stopN = n
-		r.closed[s] = true
-		close(r.jobs[s])
+		if r.w.Stopped() {
+			r.closeJobs()
+		}
 	case wire.KindTask:
 		if h.BatchID > math.MaxInt64 {
 			r.k.abortProtocol(fmt.Sprintf("TASK batch id %d", h.BatchID))
 		}
 		id := int64(h.BatchID)
 		step(r.k, r.w.OnTask(s, id))
-		r.busy++
-		j := remoteJob{h: h, id: id, payload: payload}
+		r.held++
+		debugPrefetched(r.held - r.slots)
+		j := remoteJob{slot: s, h: h, id: id, payload: payload}
 		if !r.c.inline {
-			r.jobs[s] <- j
+			r.jobs <- j // never blocks: at most logical jobs are held
 			return true
 		}
-		res, ok := r.runTask(s, j, r.scratch[s])
+		res, ok := r.runTask(0, j, r.scratch)
 		if !ok {
 			r.c.pan.check(r.k)
 		}
-		r.scratch[s] = res.frame
+		r.scratch = res.frame
 		r.finish(res)
 	default:
 		r.k.abortProtocol(fmt.Sprintf("%v in reply to READY", h.Kind))
@@ -226,7 +242,8 @@ func step(k *collective, err error) {
 	}
 }
 
-// runTask decodes and runs one TASK on slot s and returns its RESULT frame,
+// runTask decodes and runs one TASK on slot s (which its callbacks see) and
+// returns its RESULT frame, addressed to the TASK's logical slot and
 // built in scratch's memory when it is large enough. The items are decoded
 // from the job's payload, which it owns: bulk items alias it. Errors
 // (decode, callback, encode) become a failed RESULT carrying the fault, so
@@ -249,11 +266,11 @@ func (r *remoteLoop[T, U]) runTask(s int, j remoteJob, scratch []byte) (res slot
 
 func (r *remoteLoop[T, U]) evalTask(s int, j remoteJob, scratch []byte) (res slotResult, ok bool) {
 	k, id, batch := r.k, j.id, r.c.batch
-	res.slot = s
+	res.slot = j.slot
 	wireFault := func(indices []int64, taskKey int64, what string, err error) (slotResult, bool) {
 		msg := fmt.Sprintf("rank %d: %s of batch %d: %v", k.rank, what, id, err)
 		res.fault = &rankFault{key: taskKey, class: sched.ClassWire, kind: KindWire, msg: msg, err: err}
-		res.frame = withSlot(faultFrame(id, statusWire, indices, resultFault{Index: taskKey, Message: errmsg.Bound(msg)}), s)
+		res.frame = withSlot(faultFrame(id, statusWire, indices, resultFault{Index: taskKey, Message: errmsg.Bound(msg)}), j.slot)
 		return res, true
 	}
 	indices, rest, err := splitIndices(j.h, j.payload)
@@ -282,13 +299,13 @@ func (r *remoteLoop[T, U]) evalTask(s int, j remoteJob, scratch []byte) (res slo
 		i := indices[o.errIdx]
 		msg := errmsg.Bound(o.err.Error())
 		res.fault = &rankFault{key: i, class: sched.ClassUser, kind: KindUser, msg: msg, err: o.err}
-		res.frame = withSlot(faultFrame(id, statusUser, indices, resultFault{Index: i, Message: msg}), s)
+		res.frame = withSlot(faultFrame(id, statusUser, indices, resultFault{Index: i, Message: msg}), j.slot)
 		return res, true
 	}
 	buf, err := resultFrame(scratch, id, indices, out)
 	if err != nil {
 		return wireFault(indices, indices[0], "encoding the results", err)
 	}
-	res.frame = withSlot(buf, s)
+	res.frame = withSlot(buf, j.slot)
 	return res, true
 }

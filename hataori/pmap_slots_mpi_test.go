@@ -155,3 +155,66 @@ func TestPmapRootAnswersWhileComputing(t *testing.T) {
 		}
 	}
 }
+
+// TestPmapPrefetch runs Pmap with bounded prefetch, MPI-only and hybrid:
+// every item exactly once, results in order, the same converged error on
+// every rank when items fail, and, by the remote coordinators' own count,
+// a remote rank held a prefetched batch beyond its running ones, never
+// more than one.
+func TestPmapPrefetch(t *testing.T) {
+	if !mpitest.Child() {
+		pmapJob(t, "TestPmapPrefetch", 1, 2, 4)
+		return
+	}
+	e := newRankEnv(t)
+	ctx := context.Background()
+	for _, m := range e.modes() {
+		for _, batch := range []int{1, 3} {
+			what := fmt.Sprintf("%s batch=%d", m.name, batch)
+			debugPrefetchMax.Store(0)
+			var calls atomic.Int64
+			// A remote rank's callbacks wait until its coordinator holds a
+			// batch beyond the running ones (which only prefetch allows);
+			// the root's are slow, so that the input outlasts the first
+			// round of READYs.
+			out, err := Pmap(ctx, e.world, m.d, Options{BatchSize: batch, Mode: m.mode, Prefetch: true}, e.items(60), func(x int) (int, error) {
+				calls.Add(1)
+				if e.rank == 0 {
+					time.Sleep(2 * time.Millisecond)
+					return 3 * x, nil
+				}
+				for deadline := time.Now().Add(20 * time.Second); debugPrefetchMax.Load() < 1; time.Sleep(100 * time.Microsecond) {
+					if time.Now().After(deadline) {
+						return 0, fmt.Errorf("rank %d never held a prefetched batch", e.rank)
+					}
+				}
+				return 3 * x, nil
+			})
+			if err != nil {
+				t.Fatalf("%s: rank %d: %v", what, e.rank, err)
+			}
+			if total := e.sum(calls.Load()); total != 60 {
+				t.Errorf("%s: %d callback calls over all ranks, want 60", what, total)
+			}
+			for i, v := range out {
+				if v != 3*i {
+					t.Fatalf("%s: out[%d] = %d", what, i, v)
+				}
+			}
+			if p := debugPrefetchMax.Load(); e.rank != 0 && (p > 1 || p < 1) {
+				t.Errorf("%s: rank %d held %d batches beyond its running ones, want exactly 1 at some point", what, e.rank, p)
+			}
+			_, err = Pmap(ctx, e.world, m.d, Options{BatchSize: batch, Mode: m.mode, Prefetch: true}, e.items(60), func(x int) (int, error) {
+				if x == 41 || x == 17 {
+					return 0, fmt.Errorf("item %d failed", x)
+				}
+				return x, nil
+			})
+			pe := e.sameError(what, err, KindUser)
+			if pe.Key/int64(3*e.size) != 17 {
+				t.Errorf("%s: winning key %d is not item 17's", what, pe.Key)
+			}
+			e.checkReusable(what)
+		}
+	}
+}
