@@ -26,8 +26,8 @@ type remoteLoop[T, U any] struct {
 	c       *call[T, U]
 	k       *collective
 	w       *sched.Worker
-	slots   int // the executor's slots
-	logical int // slots towards the root: slots, plus one with prefetch
+	slots   int            // the executor's slots
+	logical int            // slots towards the root: slots, plus one with prefetch
 	jobs    chan remoteJob // capacity logical; closed once every logical slot stopped
 	closed  bool
 	results chan slotResult // capacity logical: a finished slot never waits

@@ -5,7 +5,6 @@ package main
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -65,6 +64,10 @@ func firstCPUs(n int) []int {
 	return out
 }
 
+// serialCost is one rank's cost per item in the serial loop: wall and
+// thread CPU time.
+type serialCost struct{ wall, cpu time.Duration }
+
 // cpuEngine is a lane's engine in the cpu case: it only counts.
 type cpuEngine struct{ items int64 }
 
@@ -80,14 +83,15 @@ type cpuConfig struct {
 
 // cpuBound measures CPU-bound ~20 µs items, batch 1, in the three user
 // configurations (MPI-only, hybrid on NewLocalDomain in Outer mode, lanes
-// with one engine per allowed CPU). Each round, for each configuration in
-// turn, every rank first runs cpuSerial items in a plain loop at the same
-// time (the serial cost per item, under the same binding and the same
-// neighbours), then the Pmap call runs cpuItems items. The efficiency of
-// the call is items × mean serial cost ÷ cores used ÷ wall time, where
-// cores used is min(distinct CPUs the ranks may run on, slots of the
-// call): on one core it is the call's speed as a fraction of the serial
-// loop's.
+// with one engine per allowed CPU). Each round runs every configuration
+// once (in an order rotated from round to round); each call is bracketed
+// by its baseline: every rank runs cpuSerial items in a plain loop, all
+// ranks at once, right before and right after the call (the serial cost
+// per item under the same binding and the same neighbours; the mean of
+// the two is used). The efficiency of the call is items × mean serial
+// cost ÷ cores used ÷ wall time, where cores used is min(distinct CPUs the
+// ranks may run on, slots of the call): on one core it is the call's speed
+// as a fraction of the serial loop's.
 func cpuBound(e *env) error {
 	kk := uint64(0)
 	if e.rank == 0 {
@@ -162,20 +166,21 @@ func cpuBound(e *env) error {
 	ref := make([]uint64, cpuSerial)
 	// serial runs the baseline, the plain loop, on every rank at once, and
 	// returns (on rank 0) every rank's cost per item.
-	serial := func() ([]time.Duration, error) {
+	serial := func() ([]serialCost, error) {
 		if err := e.world.Barrier(); err != nil {
 			return nil, err
 		}
-		t0 := time.Now()
+		t0, c0 := time.Now(), threadCPU()
 		for i := range ref {
 			ref[i] = spin(k, uint64(i))
 		}
-		cost := time.Since(t0) / cpuSerial
-		all, err := e.gather(strconv.FormatInt(int64(cost), 10))
-		var out []time.Duration
+		wall, cpu := time.Since(t0)/cpuSerial, (threadCPU()-c0)/cpuSerial
+		all, err := e.gather(fmt.Sprint(int64(wall), int64(cpu)))
+		var out []serialCost
 		for _, s := range all {
-			ns, _ := strconv.ParseInt(s, 10, 64)
-			out = append(out, time.Duration(ns))
+			var c serialCost
+			fmt.Sscan(s, &c.wall, &c.cpu)
+			out = append(out, c)
 		}
 		return out, err
 	}
@@ -196,12 +201,20 @@ func cpuBound(e *env) error {
 			if err := e.world.Barrier(); err != nil {
 				return err
 			}
-			t0 := time.Now()
+			t0, cpu0 := time.Now(), processCPU()
 			out, err := c.call(e.items(cpuItems), &st, &g)
 			if err != nil {
 				return fmt.Errorf("%s: %w", c.name, err)
 			}
 			wall := time.Since(t0)
+			// The CPU time the rank's threads got during the call (every
+			// thread: slots and coordinator), as a share of the wall time:
+			// a rank bound to one core that gets less than 1 shared its
+			// core with other processes.
+			cpuUsed, err := e.gather(fmt.Sprint(int64(processCPU() - cpu0)))
+			if err != nil {
+				return err
+			}
 			if e.rank == 0 && (len(out) != cpuItems || !slices.Equal(out[:cpuSerial], ref)) {
 				return fmt.Errorf("%s: wrong results", c.name)
 			}
@@ -213,17 +226,33 @@ func cpuBound(e *env) error {
 				continue
 			}
 			var sum time.Duration
-			var per []string
+			var per, busy, cpus []string
 			for r := range before {
-				sum += before[r] + after[r]
-				per = append(per, fmt.Sprintf("%.1f/%.1f", us(before[r]), us(after[r])))
+				sum += before[r].wall + after[r].wall
+				per = append(per, fmt.Sprintf("r%d %.1f/%.1f (CPU %.1f/%.1f)", r, us(before[r].wall), us(after[r].wall), us(before[r].cpu), us(after[r].cpu)))
 			}
 			mean := sum / time.Duration(2*len(before))
 			ideal := time.Duration(float64(cpuItems) * float64(mean) / float64(c.cores))
 			eff := float64(ideal) / float64(wall)
 			c.eff = append(c.eff, eff)
-			e.printf("  round %d %-8s serial before/after (per rank) %s µs/item; ideal %6.1f ms on %d cores; Pmap %6.1f ms: efficiency %.3f; items %s\n",
-				round, c.name, strings.Join(per, " "), ms(ideal), c.cores, ms(wall), eff, slotsOf(st.Items))
+			for r, n := range rankTotals(st) {
+				// Busy fraction of the rank's slots: the serial time of the
+				// items it ran ÷ (wall time × its slots); a slot that
+				// waits for its next batch, or shares its core, shows here.
+				cost := (before[r].wall + after[r].wall) / 2
+				busy = append(busy, fmt.Sprintf("r%d %.2f", r, float64(n)*float64(cost)/float64(wall)/float64(len(st.Items[r]))))
+				// The CPU time the rank's threads got during the call (all
+				// of them: slots and coordinator) per wall second, and the
+				// share of it the items needed (their serial CPU cost):
+				// robust to neighbours, since both are CPU times. The rest
+				// is the coordinator's polling and the protocol.
+				var used time.Duration
+				fmt.Sscan(cpuUsed[r], &used)
+				useful := time.Duration(n) * (before[r].cpu + after[r].cpu) / 2
+				cpus = append(cpus, fmt.Sprintf("r%d %.2f/%.2f", r, float64(used)/float64(wall), float64(useful)/float64(max(used, 1))))
+			}
+			e.printf("  round %d %-8s serial before/after %s µs/item; ideal %6.1f ms on %d cores; Pmap %6.1f ms: efficiency %.3f; items %s; slots busy %s; CPU/wall, useful/CPU %s\n",
+				round, c.name, strings.Join(per, " "), ms(ideal), c.cores, ms(wall), eff, slotsOf(st.Items), strings.Join(busy, " "), strings.Join(cpus, " "))
 		}
 	}
 	if e.rank != 0 {

@@ -4,6 +4,7 @@ package main
 
 import (
 	"runtime"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -22,4 +23,24 @@ func allowedCPUs() []int {
 		}
 	}
 	return out
+}
+
+// processCPU is the CPU time (user and system) of every thread of the
+// process so far.
+func processCPU() time.Duration {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// threadCPU is the CPU time of the calling thread so far (the main
+// goroutine is locked to its thread).
+func threadCPU() time.Duration {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_THREAD, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

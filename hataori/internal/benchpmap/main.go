@@ -20,9 +20,9 @@
 //	          ideal bound; a static contiguous split executed for real
 //	overhead  20,000 trivial items, batch 1 and 64: µs/item next to the MPI
 //	          ping-pong round trip between ranks 0 and 1
-//	payload   1 MiB []float64 results (batch 1, the root's own lane held
+//	payload   1 MiB []float64 results (batch 1, the root's own slots held
 //	          back so results cross ranks): per-result time and bandwidth of
-//	          the whole call and of the remote lane against raw MPI doing the
+//	          the whole call and of the remote rank against raw MPI doing the
 //	          same work (rank 1 computes a fresh result and sends it, rank 0
 //	          receives it into a fresh slice and keeps it), round by round;
 //	          the transport ceiling (one buffer reused) for context

@@ -48,17 +48,17 @@ func checkResult(v []float64, x int) error {
 //   - raw: rank 1 computes each result (allocates a fresh 1 MiB []float64
 //     and writes every element) and sends it; rank 0 receives each into a
 //     fresh []float64 and keeps them all, as Pmap's result table does;
-//   - Pmap: the same results, computed by the callback, batch size 1. The
-//     root runs its own items on a one-worker domain and is held back
-//     (deferStart) so that results cross ranks; the remote ranks run the
-//     callback either inline on the coordinator (MPI-only: the result path
-//     alone) or on a one-worker domain (hybrid: each batch also hands off
-//     to a worker thread and back, which costs a scheduler wake-up on
-//     each side, noticeable on a loaded machine).
+//   - Pmap: the same results, computed by the callback, batch size 1, in
+//     the two user configurations: MPI-only (nil domain on every rank: one
+//     slot per rank, on a helper goroutine) and hybrid (NewLocalDomain on
+//     every rank, Mode Outer: one slot per worker). The root's own slots
+//     hold their first item until the expected end of the remote work, so
+//     that results cross ranks. With several remote slots the remote
+//     rank's time per result is its throughput (results overlap).
 //
 // For each Pmap variant it prints the effective bandwidth (bytes of the
 // results that crossed ranks / whole call time, protocol, encode, transfer
-// and decode included) and the remote lane's steady-state time per result
+// and decode included) and the remote rank's steady-state time per result
 // (span from its first to its last callback start / (calls-1), measured on
 // the remote rank), each as a ratio of the raw figure of the same round.
 func payload(e *env) error {
@@ -69,24 +69,33 @@ func payload(e *env) error {
 	if err != nil {
 		return err
 	}
-	d, err := hataori.NewDomain(hataori.DomainConfig{Workers: 1, Placement: hataori.Declared})
+	d, err := hataori.NewLocalDomain()
 	if err != nil {
 		return err
 	}
 	defer d.Close()
+	info, err := e.rankInfo(0)
+	if err != nil {
+		return err
+	}
 
 	e.printf("payload (%d results of 1 MiB []float64 per call, %d ranks, batch 1, %d rounds)\n", payloadN, e.size, payloadRound)
+	for _, s := range info {
+		e.printf("  %s; NewLocalDomain: %d workers\n", s, d.Workers())
+	}
 	e.printf("  transport ceiling (one buffer re-sent and re-received, no allocation): %.0f µs/MiB = %.0f MB/s\n",
 		us(ceiling), mbps(ceiling))
 	variants := []struct {
-		name string
-		dom  *hataori.Domain // nil: MPI-only on every rank
-		est  time.Duration   // expected remote time per result
-		eff  []float64       // per-round ratios to raw
-		lane []float64
+		name  string
+		dom   *hataori.Domain // nil: MPI-only on every rank
+		mode  hataori.LocalMode
+		items [][]int64     // the last round's items per rank and slot
+		est   time.Duration // expected remote time per result
+		eff   []float64     // per-round ratios to raw
+		lane  []float64
 	}{
-		{name: "remote MPI-only", dom: nil},
-		{name: "remote hybrid", dom: d},
+		{name: "MPI-only", dom: nil, mode: hataori.Sequential},
+		{name: "hybrid", dom: d, mode: hataori.Outer},
 	}
 	// Warm-up calls: the first estimate of the remote time per result is
 	// the raw one, doubled.
@@ -97,10 +106,10 @@ func payload(e *env) error {
 	for i := range variants {
 		v := &variants[i]
 		v.est = 2 * rawPer
-		if _, lane, err := pmapPayload(e, v.dom, v.est); err != nil {
+		if _, lane, err := pmapPayload(e, v.dom, v.mode, v.est); err != nil {
 			return err
 		} else if lane > 0 {
-			v.est = lane
+			v.est = min(lane, 4*rawPer)
 		}
 	}
 	for round := 1; round <= payloadRound; round++ {
@@ -111,7 +120,7 @@ func payload(e *env) error {
 		e.printf("  round %d: raw %4.0f µs/result (%5.0f MB/s)\n", round, us(rawPer), mbps(rawPer))
 		for i := range variants {
 			v := &variants[i]
-			m, lane, err := pmapPayload(e, v.dom, v.est)
+			m, lane, err := pmapPayload(e, v.dom, v.mode, v.est)
 			if err != nil {
 				return err
 			}
@@ -119,18 +128,21 @@ func payload(e *env) error {
 			v.eff = append(v.eff, float64(rawPer)/float64(eff))
 			laneRatio := math.NaN()
 			if lane > 0 {
-				v.est = lane
+				// Capped, so that one slow call cannot hold the next
+				// call's root back without bound.
+				v.est = min(lane, 4*rawPer)
 				laneRatio = float64(rawPer) / float64(lane)
 				v.lane = append(v.lane, laneRatio)
 			}
-			e.printf("    Pmap, %-15s %5.1f ms call, %2d of %d crossed: %5.0f µs/crossed result (%5.0f MB/s) = %.2f of raw; remote lane %5.0f µs/result = %.2f of raw\n",
+			v.items = m.items
+			e.printf("    Pmap, %-9s %5.1f ms call, %2d of %d crossed: %5.0f µs/crossed result (%5.0f MB/s) = %.2f of raw; remote rank %5.0f µs/result = %.2f of raw; items %s\n",
 				v.name+":", float64(m.elapsed)/1e6, m.crossed, payloadN, us(eff), mbps(eff),
-				float64(rawPer)/float64(eff), us(lane), laneRatio)
+				float64(rawPer)/float64(eff), us(lane), laneRatio, slotsOf(m.items))
 		}
 	}
 	for _, v := range variants {
-		e.printf("  median over %d rounds, Pmap %-15s effective = %.2f of raw, remote lane = %.2f of raw (per result, same work)\n",
-			payloadRound, v.name+":", median(v.eff), median(v.lane))
+		e.printf("  payload %-8s median over %d rounds: effective = %.2f of raw, remote rank = %.2f of raw (per result, same work); items (last round) %s\n",
+			v.name, payloadRound, median(v.eff), median(v.lane), slotsOf(v.items))
 	}
 
 	// The codec alone, in process: encode one 1 MiB result into a reused
@@ -222,14 +234,16 @@ func rawFresh(e *env, n int) (time.Duration, error) {
 // pmapRun is one measured Pmap call as seen by rank 0.
 type pmapRun struct {
 	elapsed time.Duration
-	crossed int // results computed on another rank
+	crossed int       // results computed on another rank
+	items   [][]int64 // per rank and slot (Options.Stats)
 }
 
-// pmapPayload runs one Pmap call whose root lane (on d) is held until the
-// expected end of the remote work (est per result, shared by the remote
-// ranks, which run their batches on remote), and returns the call's figures with the remote lanes' mean
-// steady-state time per result (0 if no remote rank ran two items).
-func pmapPayload(e *env, d *hataori.Domain, est time.Duration) (pmapRun, time.Duration, error) {
+// pmapPayload runs one Pmap call on d (nil: MPI-only) in mode, whose root
+// slots are held until the expected end of the remote work (est per
+// result, shared by the remote ranks), and returns the call's figures with
+// the remote ranks' mean steady-state time per result (0 if no remote rank
+// ran two items).
+func pmapPayload(e *env, d *hataori.Domain, mode hataori.LocalMode, est time.Duration) (pmapRun, time.Duration, error) {
 	runtime.GC()
 	var local atomic.Int64 // items the root computed itself
 	var first, last, calls atomic.Int64
@@ -237,14 +251,15 @@ func pmapPayload(e *env, d *hataori.Domain, est time.Duration) (pmapRun, time.Du
 		return pmapRun{}, 0, err
 	}
 	start := time.Now()
-	// The root's own slot holds its first item until the expected end of
+	// The root's own slots hold their first item until the expected end of
 	// the remote work, so that the root computes as few items as possible
 	// and almost every result crosses ranks. An estimate that is too long
 	// shows up as idle time in the call (a lower effective bandwidth), one
 	// that is too short as more items computed on the root: either way the
 	// figures stay honest.
 	until := start.Add(est * (payloadN - 1) / time.Duration(e.size-1))
-	out, err := hataori.Pmap(ctx, e.world, d, hataori.Options{}, e.items(payloadN), func(x int) ([]float64, error) {
+	var st hataori.CallStats
+	out, err := hataori.Pmap(ctx, e.world, d, hataori.Options{Mode: mode, Stats: &st}, e.items(payloadN), func(x int) ([]float64, error) {
 		if e.rank == 0 {
 			time.Sleep(time.Until(until))
 			local.Add(1)
@@ -274,7 +289,7 @@ func pmapPayload(e *env, d *hataori.Domain, est time.Duration) (pmapRun, time.Du
 	if err != nil {
 		return pmapRun{}, 0, err
 	}
-	return pmapRun{elapsed: el, crossed: payloadN - int(local.Load())}, lane, e.world.Barrier()
+	return pmapRun{elapsed: el, crossed: payloadN - int(local.Load()), items: st.Items}, lane, e.world.Barrier()
 }
 
 func mbps(perMiB time.Duration) float64 { return mib / perMiB.Seconds() / 1e6 }

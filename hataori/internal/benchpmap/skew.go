@@ -46,7 +46,7 @@ type skewVariant struct {
 	dom  *hataori.Domain
 	mode hataori.LocalMode
 	// per round
-	vsGreedy, vsIdeal, static []float64 // static: static split / Pmap
+	vsGreedy, vsIdeal, static []float64     // static: static split / Pmap
 	pmapT                     time.Duration // this round's call
 	lastItems                 [][]int64
 	slots                     int
