@@ -60,7 +60,16 @@ func (e *encoder[T]) add(v T) error {
 	if e.enc == nil {
 		e.enc = newEncoder(&e.w)
 	}
-	if err := e.enc.Encode(v); err != nil {
+	var err error
+	if e.shape.addr {
+		// A copy of its own, so that only this path moves a value to
+		// the heap.
+		a := v
+		err = e.enc.EncodeValue(reflect.ValueOf(&a).Elem())
+	} else {
+		err = e.enc.Encode(v)
+	}
+	if err != nil {
 		return &Error{Kind: ErrEncode, Detail: "msgpack encode of " + typeName[T](), Err: err}
 	}
 	if int64(len(e.w.b)-e.base) > PayloadLimit() {
