@@ -116,6 +116,7 @@ const (
 	failContext                    // the caller's context was already done
 	failDomain                     // domain or mode invalid
 	failReentrant                  // a collective call is already active on this thread
+	failType                       // a value type cannot cross ranks (wirecheck.go)
 )
 
 // agreedFailure is the preflight failure every rank returns: the lowest
