@@ -426,6 +426,8 @@ func TestCheckTypeAcceptsAndRoundTrips(t *testing.T) {
 	accept(t, []complex128{1 + 2i, -3i}, nil) // top level: the bulk path
 	accept(t, myFloats{1, 2}, nil)
 	accept(t, Bulk[float64]{4, 5}, nil)
+	accept(t, Bulk[float64]{}, nil) // empty stays empty, not nil (found by FuzzDecodeValue)
+	accept(t, struct{ E, N Bulk[int32] }{E: Bulk[int32]{}}, nil)
 	accept(t, [][]float64{{1}, nil, {}}, nil)
 	accept(t, []string{"a", ""}, nil)
 	accept(t, map[string]int{"b": 2, "a": 1}, nil)
