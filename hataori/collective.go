@@ -40,14 +40,21 @@ type collective struct {
 	rank, size int
 }
 
-// openCollectiveOn duplicates h and reads rank and size. On failure nothing
-// is left allocated.
+// openCollectiveOn duplicates h, sets MPI_ERRORS_RETURN on the duplicate
+// (so that an MPI failure during the call comes back as an error carrying
+// MPI's message, and the call aborts the job with ExitTransport and that
+// message rather than dying inside MPI) and reads rank and size. On
+// failure nothing is left allocated.
 func openCollectiveOn(h mpi.Handle) (*collective, error) {
 	d, err := mpi.Dup(h)
 	if err != nil {
 		return nil, err
 	}
 	k := &collective{comm: d}
+	if err = mpi.SetErrorsReturn(d); err != nil {
+		_ = mpi.Free(&d)
+		return nil, err
+	}
 	if k.rank, err = mpi.Rank(d); err == nil {
 		k.size, err = mpi.Size(d)
 	}
@@ -116,6 +123,7 @@ const (
 	failContext                    // the caller's context was already done
 	failDomain                     // domain or mode invalid
 	failReentrant                  // a collective call is already active on this thread
+	failType                       // a value type cannot cross ranks (wirecheck.go)
 )
 
 // agreedFailure is the preflight failure every rank returns: the lowest

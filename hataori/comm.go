@@ -2,7 +2,6 @@ package hataori
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/hataori/hataori-go/hataori/internal/mpi"
 )
@@ -21,6 +20,20 @@ import (
 // Every method that calls MPI must run on the MPI main thread: the
 // goroutine that initialised MPI, locked to its OS thread (see InitThread).
 // The zero Comm is invalid: its methods return ErrInvalidComm.
+//
+// # Errors
+//
+// An MPI failure in a method is returned as an *MPIError carrying MPI's
+// own error string (a receive into a buffer too small for the message, a
+// send to a rank outside the communicator) on the communicators whose
+// error handler Hataori sets to MPI_ERRORS_RETURN: World when InitThread
+// initialised MPI, and every communicator from Dup. Hataori never changes
+// the error handler of a communicator it does not own: MPI_COMM_WORLD when
+// someone else initialised MPI, and a handle from CommFromHandle keep
+// theirs, which by MPI's default (MPI_ERRORS_ARE_FATAL) aborts the job on
+// an error; call Dup on them to get a communicator whose errors are
+// returned. Hataori's collective calls always work on a private duplicate
+// with MPI_ERRORS_RETURN, whatever the caller's communicator does.
 type Comm struct {
 	h    mpi.Handle
 	kind commKind
@@ -59,47 +72,6 @@ const (
 	AnyTag    = -1
 )
 
-// MPIError is a failed MPI call.
-type MPIError struct {
-	// Func is the MPI function, e.g. "MPI_Send".
-	Func string
-	// Code is the MPI error code, or -1 for a failure detected before MPI
-	// was called (for example a buffer longer than an MPI count allows).
-	Code int
-	// Message is the MPI library's description, when available.
-	Message string
-
-	err error
-}
-
-// Error implements error.
-func (e *MPIError) Error() string {
-	if e.Message != "" {
-		return fmt.Sprintf("hataori: %s failed (MPI error %d): %s", e.Func, e.Code, e.Message)
-	}
-	return fmt.Sprintf("hataori: %s failed (MPI error %d)", e.Func, e.Code)
-}
-
-// Unwrap returns the underlying library error, if any (for example an
-// *mpiabi.Error or *mpiabi.LauncherError under mpirt).
-func (e *MPIError) Unwrap() error { return e.err }
-
-// mpiErr converts an error of the transport into a public one: ErrNoMPI,
-// an *MPIError, or the error itself (an *mpiabi.LoadError under mpirt).
-func mpiErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	if errors.Is(err, mpi.ErrNoBackend) {
-		return ErrNoMPI
-	}
-	var e *mpi.Error
-	if errors.As(err, &e) {
-		return &MPIError{Func: e.Func, Code: e.Code, Message: e.Msg, err: e.Err}
-	}
-	return err
-}
-
 // Backend names the MPI backend compiled into the program: "mpirt"
 // (run-time MPIABI library), "mpicgo" (cgo, system MPI) or "none".
 func Backend() string { return mpi.Backend() }
@@ -107,7 +79,10 @@ func Backend() string { return mpi.Backend() }
 // World returns the communicator of every process of the job
 // (MPI_COMM_WORLD). MPI must be initialised: World returns
 // ErrNotInitialized otherwise (ErrNoMPI without an MPI backend; under
-// mpirt also the library's load error).
+// mpirt also the library's load error). Its MPI errors are returned as
+// *MPIError when InitThread initialised MPI (which sets MPI_ERRORS_RETURN
+// on it); when another library initialised MPI, World keeps that library's
+// error handler (see Comm).
 func World() (Comm, error) {
 	ok, err := mpi.Initialized()
 	if err != nil {
@@ -125,7 +100,12 @@ func World() (Comm, error) {
 // CommFromHandle wraps a communicator handle created by another library in
 // the same process and the same MPI, for example the integer mpi4py gives
 // for a communicator (MPI._handleof(comm) in mpi4py 3, comm.handle in
-// mpi4py 4). The handle stays the caller's: Hataori never frees it.
+// mpi4py 4). The handle stays the caller's: Hataori never frees it and
+// never changes its error handler, so with MPI's default handler an MPI
+// error in one of its methods aborts the job; Dup it for a communicator of
+// Hataori's own, whose errors are returned as *MPIError. The collective
+// calls on it (Pmap, Broadcast, …) work on a private duplicate whose
+// errors are returned either way.
 func CommFromHandle(h uintptr) Comm {
 	return Comm{h: mpi.Handle(h), kind: commBorrowed}
 }
@@ -147,7 +127,9 @@ func (c Comm) handle() (mpi.Handle, error) {
 }
 
 // Dup returns a new communicator with the same processes (MPI_Comm_dup, a
-// collective call). Release it with Free.
+// collective call), with MPI_ERRORS_RETURN set: an MPI error in its methods
+// is returned as *MPIError instead of aborting the job. Release it with
+// Free.
 func (c Comm) Dup() (Comm, error) {
 	h, err := c.handle()
 	if err != nil {
@@ -155,6 +137,10 @@ func (c Comm) Dup() (Comm, error) {
 	}
 	d, err := mpi.Dup(h)
 	if err != nil {
+		return Comm{}, mpiErr(err)
+	}
+	if err := mpi.SetErrorsReturn(d); err != nil {
+		_ = mpi.Free(&d)
 		return Comm{}, mpiErr(err)
 	}
 	return Comm{h: d, kind: commDup}, nil
@@ -218,7 +204,8 @@ func (c Comm) Send(buf []byte, dest, tag int) error {
 
 // Recv receives a message from rank src (or AnySource) with tag (or
 // AnyTag) into buf and returns its length. buf must be large enough for the
-// message.
+// message: a longer message is an *MPIError (MPI_ERR_TRUNCATE), and is
+// consumed.
 func (c Comm) Recv(buf []byte, src, tag int) (n int, err error) {
 	h, err := c.handle()
 	if err != nil {

@@ -51,9 +51,12 @@ var ownership struct {
 //
 // and call InitThread, the collective calls and Finalize from main.
 //
-// After initialising, InitThread checks that the launcher started the
-// number of processes MPI sees (a program started by the other MPI's
-// launcher comes up as a set of single-process jobs) and returns an error
+// After initialising, InitThread sets MPI_ERRORS_RETURN on
+// MPI_COMM_WORLD, so that an MPI error on World is returned as an
+// *MPIError instead of aborting the job (it leaves the error handler alone
+// when MPI was already initialised), and checks that the launcher started
+// the number of processes MPI sees (a program started by the other MPI's
+// launcher comes up as a set of single-process jobs), returning an error
 // explaining the mismatch if not.
 func InitThread(level ThreadLevel) (ThreadLevel, error) {
 	if level < ThreadSingle || level > ThreadMultiple {
@@ -74,6 +77,9 @@ func InitThread(level ThreadLevel) (ThreadLevel, error) {
 	ownership.Lock()
 	ownership.owned = true
 	ownership.Unlock()
+	if err := mpi.SetErrorsReturn(mpi.World()); err != nil {
+		return ThreadLevel(got), mpiErr(err)
+	}
 	return ThreadLevel(got), mpiErr(mpi.CheckLauncher(mpi.World()))
 }
 

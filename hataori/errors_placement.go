@@ -13,8 +13,9 @@ const (
 	// PlacementPreflight: the collective preflight failed on some rank
 	// (root out of range or different between ranks, a different operation,
 	// a value supplied on the wrong rank, a wrong shard count, a payload that
-	// failed to encode or exceeds the wire limit, or a context already done).
-	// No data frame was sent.
+	// failed to encode or exceeds the wire limit, a value type that cannot
+	// cross ranks exactly (also matching ErrUnsupportedType), or a context
+	// already done). No data frame was sent.
 	PlacementPreflight PlacementKind = iota + 1
 	// PlacementWire: a received frame or payload was malformed or could not
 	// be decoded into the receiver's type.
@@ -57,7 +58,8 @@ type PlacementError struct {
 	// Message describes the failure, at most 4096 bytes of UTF-8.
 	Message string
 	// err is the local cause of an entry check that failed on this rank
-	// alone (Rank -1); nil otherwise.
+	// alone (Rank -1), the agreed type-check failure (equal on every rank),
+	// or nil.
 	err error
 }
 
@@ -71,7 +73,9 @@ func (e *PlacementError) Error() string {
 }
 
 // Unwrap returns the local cause of an entry check that failed on this rank
-// alone (for example ErrNotMainThread or ErrWorkerEntry), or nil.
+// alone (for example ErrNotMainThread or ErrWorkerEntry); for a value type
+// that cannot cross ranks, an error matching ErrUnsupportedType whose
+// message names the type and field; otherwise nil.
 func (e *PlacementError) Unwrap() error { return e.err }
 
 // Is reports whether target is the sentinel of e's kind

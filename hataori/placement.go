@@ -47,7 +47,9 @@ type placementFault struct {
 // collective call active, not on a domain worker, on the MPI main thread),
 // which fail on this rank alone with a PlacementPreflight error of Rank -1
 // before any MPI call involving other ranks; then it opens a private duplicate of comm, agrees on the
-// operation and root, runs the local checks of prepare (which also encodes
+// operation and root, takes typeErr (the value type's checkWireType result,
+// refused on every size of world, one included) or else runs the local
+// checks of prepare (which also encodes
 // every payload this rank must send) and agrees on their outcome; if all
 // passed it runs move (the frame exchange, which must receive every
 // announced frame even after a failure), then converges the lowest reporting
@@ -58,7 +60,7 @@ type placementFault struct {
 // encoder or decoder of the value (or a runtime.Goexit there), aborts the
 // job with ExitPanic once the private duplicate is open, so no rank is left
 // waiting in the call.
-func placementCall(ctx context.Context, comm Comm, op placementOp, root int,
+func placementCall(ctx context.Context, comm Comm, op placementOp, root int, typeErr error,
 	prepare func(k *collective) *failure,
 	move func(k *collective) *placementFault) error {
 	exit, err := enterCollective()
@@ -79,7 +81,7 @@ func placementCall(ctx context.Context, comm Comm, op placementOp, root int,
 			k.abortPanicked(op.String(), recover())
 		}
 	}()
-	perr := placementRun(ctx, k, op, root, prepare, move)
+	perr := placementRun(ctx, k, op, root, typeErr, prepare, move)
 	if err := k.close(); err != nil {
 		k.abortTransport(err)
 	}
@@ -87,7 +89,7 @@ func placementCall(ctx context.Context, comm Comm, op placementOp, root int,
 	return perr
 }
 
-func placementRun(ctx context.Context, k *collective, op placementOp, root int,
+func placementRun(ctx context.Context, k *collective, op placementOp, root int, typeErr error,
 	prepare func(k *collective) *failure,
 	move func(k *collective) *placementFault) error {
 	inRange := root >= 0 && root < k.size
@@ -106,6 +108,8 @@ func placementRun(ctx context.Context, k *collective, op placementOp, root int,
 			"ranks called different placement operations or passed different roots (rank %d called %s with root %d)", k.rank, op, root)}
 	case !inRange:
 		local = &failure{Code: failRoot, Message: fmt.Sprintf("root %d out of range [0, %d)", root, k.size)}
+	case typeErr != nil:
+		local = wireTypeFailure(typeErr)
 	case ctx.Err() != nil:
 		local = &failure{Code: failContext, Message: fmt.Sprintf("rank %d: context done before the call: %v", k.rank, ctx.Err())}
 	default:
@@ -116,7 +120,7 @@ func placementRun(ctx context.Context, k *collective, op placementOp, root int,
 		k.abortTransport(err)
 	}
 	if agreed != nil {
-		return &PlacementError{Kind: PlacementPreflight, Rank: agreed.Rank, Op: op.String(), Message: agreed.Message}
+		return &PlacementError{Kind: PlacementPreflight, Rank: agreed.Rank, Op: op.String(), Message: agreed.Message, err: wireTypeCause(agreed)}
 	}
 	fault := move(k)
 	key, code, msg := int64(noError), int32(0), ""

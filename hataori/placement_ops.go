@@ -23,7 +23,9 @@ import (
 // Every rank returns the same *PlacementError on failure: kind
 // PlacementPreflight when a check failed before any data moved (root out of
 // range or different between ranks, a value on the wrong rank, an encoding
-// failure or a value over the wire limit), PlacementWire when a rank could
+// failure or a value over the wire limit, or a type T whose values cannot
+// cross ranks exactly, which also matches ErrUnsupportedType and is refused
+// even on one rank), PlacementWire when a rank could
 // not decode what it received, PlacementProtocol for an unexpected frame.
 // The communicator stays usable after any of them.
 //
@@ -35,7 +37,7 @@ import (
 func Broadcast[T any](ctx context.Context, comm Comm, root int, rootValue Maybe[T]) (T, error) {
 	var head, body []byte
 	var out T
-	err := placementCall(ctx, comm, opBroadcast, root,
+	err := placementCall(ctx, comm, opBroadcast, root, checkWireType[T](),
 		func(k *collective) *failure {
 			if f := checkSupplied(k, root, rootValue.Present(), "a value"); f != nil {
 				return f
@@ -87,7 +89,7 @@ func Broadcast[T any](ctx context.Context, comm Comm, root int, rootValue Maybe[
 func Scatter[T any](ctx context.Context, comm Comm, root int, rootShards Maybe[[]T]) (T, error) {
 	var heads, bodies [][]byte
 	var out T
-	err := placementCall(ctx, comm, opScatter, root,
+	err := placementCall(ctx, comm, opScatter, root, checkWireType[T](),
 		func(k *collective) *failure {
 			if f := checkSupplied(k, root, rootShards.Present(), "shards"); f != nil {
 				return f
@@ -151,7 +153,7 @@ func Scatter[T any](ctx context.Context, comm Comm, root int, rootShards Maybe[[
 func Gather[T any](ctx context.Context, comm Comm, root int, value T) ([]T, error) {
 	var head, body []byte
 	var out []T
-	err := placementCall(ctx, comm, opGather, root,
+	err := placementCall(ctx, comm, opGather, root, checkWireType[T](),
 		func(k *collective) *failure {
 			if k.rank == root {
 				return nil

@@ -145,6 +145,14 @@ func (l *Lib) CommSize(c Comm) (int, error) {
 	return l.callInt("MPIABI_Comm_size", l.fn.commSize, true, uintptr(c))
 }
 
+// CommSetErrhandler sets the error handler of c (MPI_Comm_set_errhandler),
+// for example to l.ErrorsReturn, after which an MPI error in a call on c
+// is returned as an *Error carrying MPI's error string instead of aborting
+// the job.
+func (l *Lib) CommSetErrhandler(c Comm, h Errhandler) error {
+	return l.call("MPIABI_Comm_set_errhandler", l.fn.commSetErrhandler, uintptr(c), uintptr(h))
+}
+
 // Allreduce combines count elements of dt from send on every rank with op
 // and stores the result in recv on every rank (MPI_Allreduce).
 func (l *Lib) Allreduce(send, recv unsafe.Pointer, count int, dt Datatype, op Op, c Comm) error {

@@ -287,6 +287,33 @@ func childP2P(t *testing.T, l *mpiabi.Lib, family string) {
 	if err := l.Wait(req, nil); err != nil {
 		t.Error(err)
 	}
+	// With MPI_ERRORS_RETURN on the duplicate, MPI errors come back as
+	// *Error with MPI's own text instead of aborting the job.
+	if err := l.CommSetErrhandler(d, l.ErrorsReturn); err != nil {
+		t.Fatalf("CommSetErrhandler(dup, ErrorsReturn): %v", err)
+	}
+	sixteen := make([]byte, 16)
+	req, err = l.Isend(unsafe.Pointer(&sixteen[0]), len(sixteen), l.Byte, 0, 2, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eight := make([]byte, 8)
+	var me *mpiabi.Error
+	err = l.Recv(unsafe.Pointer(&eight[0]), len(eight), l.Byte, 0, 2, d, st)
+	if !errors.As(err, &me) || me.Func != "MPIABI_Recv" || me.Code == l.Success || me.Text == "" {
+		t.Errorf("truncated Recv = %#v, want an *mpiabi.Error with MPI's text", err)
+	} else {
+		t.Logf("truncated Recv: %v", err)
+	}
+	if err := l.Wait(req, nil); err != nil {
+		t.Errorf("Wait after the truncated receive: %v", err)
+	}
+	err = l.Send(unsafe.Pointer(&sixteen[0]), 1, l.Byte, 1, 2, d) // rank 1 of a singleton
+	if !errors.As(err, &me) || me.Func != "MPIABI_Send" || me.Text == "" {
+		t.Errorf("Send to an invalid rank = %#v, want an *mpiabi.Error with MPI's text", err)
+	} else {
+		t.Logf("Send to an invalid rank: %v", err)
+	}
 	if err := l.CommFree(&d); err != nil {
 		t.Error(err)
 	}

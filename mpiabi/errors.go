@@ -70,8 +70,9 @@ func (e *LoadError) Error() string {
 func (e *LoadError) Unwrap() error { return e.Err }
 
 // Error reports an MPIABI function that returned a code other than
-// MPI_SUCCESS. Note that MPI's default error handler aborts the program on
-// most errors before they can be returned.
+// MPI_SUCCESS. MPI's default error handler (MPI_ERRORS_ARE_FATAL) aborts
+// the job on most errors before they can be returned: set l.ErrorsReturn
+// on the communicator with CommSetErrhandler to get them as *Error.
 type Error struct {
 	Func string // e.g. "MPIABI_Send"
 	Code int    // the MPI error code

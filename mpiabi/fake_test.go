@@ -38,6 +38,7 @@ func TestFakeConstants(t *testing.T) {
 		{"Float", uintptr(l.Float), 0x2008},
 		{"Min", uintptr(l.Min), 0x3001}, {"Max", uintptr(l.Max), 0x3002}, {"Sum", uintptr(l.Sum), 0x3003},
 		{"StatusIgnore", l.StatusIgnore, 0x99}, {"RequestNull", uintptr(l.RequestNull), 0x4000},
+		{"ErrorsReturn", uintptr(l.ErrorsReturn), 0x5001},
 	}
 	for _, h := range handles {
 		if h.got != h.want {
@@ -83,6 +84,9 @@ func TestFakeCalls(t *testing.T) {
 	}
 	if r, err := l.CommRank(d); r != 5 || err != nil {
 		t.Errorf("CommRank(dup) = %d, %v", r, err)
+	}
+	if err := l.CommSetErrhandler(d, l.ErrorsReturn); err != nil {
+		t.Errorf("CommSetErrhandler(dup, ErrorsReturn): %v", err)
 	}
 	if err := l.CommFree(&d); d != l.CommNull || err != nil {
 		t.Errorf("CommFree left %#x, %v", d, err)
@@ -175,6 +179,15 @@ func TestFakeErrors(t *testing.T) {
 	}
 	if err := l.CommFree(nil); err == nil {
 		t.Error("CommFree(nil) returned nil")
+	}
+	// The handler handle reaches the library unchanged, and its error
+	// comes back with the library's text.
+	err = l.CommSetErrhandler(l.CommWorld, l.ErrorsReturn+1)
+	if !errors.As(err, &me) || me.Func != "MPIABI_Comm_set_errhandler" || me.Code != 3 || me.Text != "fake error 3" {
+		t.Errorf("CommSetErrhandler(other handler) = %v", err)
+	}
+	if err := l.CommSetErrhandler(l.CommNull, l.ErrorsReturn); !errors.As(err, &me) || me.Code != 5 {
+		t.Errorf("CommSetErrhandler(CommNull) = %v", err)
 	}
 }
 

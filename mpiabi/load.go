@@ -25,6 +25,7 @@ type funcs struct {
 	initThread, init, initialized, finalized, finalize uintptr
 	queryThread, isThreadMain                          uintptr
 	commDup, commFree, commRank, commSize              uintptr
+	commSetErrhandler                                  uintptr
 	send, recv, probe, iprobe, getCount                uintptr
 	allreduce, bcast, barrier, abort                   uintptr
 	isend, wait                                        uintptr // optional
@@ -52,6 +53,7 @@ var funcSyms = []funcSym{
 	{"MPIABI_Comm_free", false, func(f *funcs) *uintptr { return &f.commFree }},
 	{"MPIABI_Comm_rank", false, func(f *funcs) *uintptr { return &f.commRank }},
 	{"MPIABI_Comm_size", false, func(f *funcs) *uintptr { return &f.commSize }},
+	{"MPIABI_Comm_set_errhandler", false, func(f *funcs) *uintptr { return &f.commSetErrhandler }},
 	{"MPIABI_Send", false, func(f *funcs) *uintptr { return &f.send }},
 	{"MPIABI_Recv", false, func(f *funcs) *uintptr { return &f.recv }},
 	{"MPIABI_Probe", false, func(f *funcs) *uintptr { return &f.probe }},
@@ -109,6 +111,7 @@ var constSyms = []constSym{
 	{"MPIABI_THREAD_SERIALIZED", kindInt, func(l *Lib, v uintptr) { l.ThreadSerialized = int(int32(v)) }, false},
 	{"MPIABI_THREAD_MULTIPLE", kindInt, func(l *Lib, v uintptr) { l.ThreadMultiple = int(int32(v)) }, false},
 	{"MPIABI_SUCCESS", kindInt, func(l *Lib, v uintptr) { l.Success = int(int32(v)) }, false},
+	{"MPIABI_ERRORS_RETURN", kindHandle, func(l *Lib, v uintptr) { l.ErrorsReturn = Errhandler(v) }, false},
 	{"MPIABI_REQUEST_NULL", kindHandle, func(l *Lib, v uintptr) { l.RequestNull = Request(v) }, true},
 }
 

@@ -125,7 +125,8 @@ func TestOpenNoVersionSymbols(t *testing.T) {
 }
 
 func TestOpenMissingSymbol(t *testing.T) {
-	for _, sym := range []string{"MPIABI_Iprobe", "MPIABI_Init_thread", "MPIABI_STATUS_IGNORE", "MPIABI_ANY_SOURCE", "MPIABI_INT64_T"} {
+	for _, sym := range []string{"MPIABI_Iprobe", "MPIABI_Init_thread", "MPIABI_STATUS_IGNORE", "MPIABI_ANY_SOURCE", "MPIABI_INT64_T",
+		"MPIABI_Comm_set_errhandler", "MPIABI_ERRORS_RETURN"} {
 		t.Run(sym, func(t *testing.T) {
 			path := buildFixture(t, "fake.c", []string{sym})
 			_, err := mpiabi.Open(path)

@@ -19,6 +19,10 @@ type Datatype uintptr
 // Op is an MPIABI reduction operation handle (see Comm for the representation).
 type Op uintptr
 
+// Errhandler is an MPIABI error handler handle (see Comm for the
+// representation).
+type Errhandler uintptr
+
 // Status is the 40-byte MPIABI status: a 24-byte copy of the wrapped MPI's
 // native status (kept intact so that GetCount can hand it back), then the
 // source, tag and error fields at offsets 24, 28 and 32.
@@ -85,6 +89,11 @@ type Lib struct {
 
 	// Success is MPI_SUCCESS.
 	Success int
+
+	// ErrorsReturn is the predefined error handler MPI_ERRORS_RETURN: set
+	// it on a communicator with CommSetErrhandler to have MPI errors on it
+	// returned (as *Error) instead of aborting the job, MPI's default.
+	ErrorsReturn Errhandler
 
 	// RequestNull is MPI_REQUEST_NULL (0 if the library does not export
 	// MPIABI_REQUEST_NULL).

@@ -27,6 +27,7 @@ typedef uintptr_t MPIABI_Comm;
 typedef uintptr_t MPIABI_Datatype;
 typedef uintptr_t MPIABI_Op;
 typedef uintptr_t MPIABI_Request;
+typedef uintptr_t MPIABI_Errhandler;
 
 /* 40 bytes, 8-aligned: the wrapped MPI's own status first (whole), then the
  * public fields at offsets 24, 28 and 32. */
@@ -61,6 +62,8 @@ extern MPIABI_EXPORT const MPIABI_Datatype MPIABI_BYTE, MPIABI_CHAR, MPIABI_INT,
 extern MPIABI_EXPORT const MPIABI_Op MPIABI_MIN, MPIABI_MAX, MPIABI_SUM, MPIABI_PROD,
     MPIABI_LAND, MPIABI_LOR, MPIABI_BAND, MPIABI_BOR, MPIABI_OP_NULL;
 extern MPIABI_EXPORT const MPIABI_Request MPIABI_REQUEST_NULL;
+extern MPIABI_EXPORT const MPIABI_Errhandler MPIABI_ERRHANDLER_NULL, MPIABI_ERRORS_ARE_FATAL,
+    MPIABI_ERRORS_RETURN;
 extern MPIABI_EXPORT const uintptr_t MPIABI_STATUS_IGNORE, MPIABI_IN_PLACE;
 extern MPIABI_EXPORT const int MPIABI_ANY_SOURCE, MPIABI_ANY_TAG, MPIABI_PROC_NULL,
     MPIABI_ROOT, MPIABI_UNDEFINED;
@@ -80,6 +83,7 @@ MPIABI_EXPORT int MPIABI_Comm_dup(MPIABI_Comm comm, MPIABI_Comm *newcomm);
 MPIABI_EXPORT int MPIABI_Comm_free(MPIABI_Comm *comm);
 MPIABI_EXPORT int MPIABI_Comm_rank(MPIABI_Comm comm, int *rank);
 MPIABI_EXPORT int MPIABI_Comm_size(MPIABI_Comm comm, int *size);
+MPIABI_EXPORT int MPIABI_Comm_set_errhandler(MPIABI_Comm comm, MPIABI_Errhandler errhandler);
 MPIABI_EXPORT int MPIABI_Send(const void *buf, int count, MPIABI_Datatype datatype,
                               int dest, int tag, MPIABI_Comm comm);
 MPIABI_EXPORT int MPIABI_Recv(void *buf, int count, MPIABI_Datatype datatype,

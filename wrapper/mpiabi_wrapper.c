@@ -26,6 +26,7 @@
 #define N_TYPE(h) ((MPI_Datatype)(h))
 #define N_OP(h) ((MPI_Op)(h))
 #define N_REQ(h) ((MPI_Request)(h))
+#define N_ERRH(h) ((MPI_Errhandler)(h))
 #elif defined(MPICH_VERSION) || defined(MPICH)
 /* MPICH handles are ints; widen them without sign extension. Narrowing back
  * keeps the low 32 bits, so sign-extended integers are accepted as well. */
@@ -35,6 +36,7 @@
 #define N_TYPE(h) ((MPI_Datatype)(uint32_t)(h))
 #define N_OP(h) ((MPI_Op)(uint32_t)(h))
 #define N_REQ(h) ((MPI_Request)(uint32_t)(h))
+#define N_ERRH(h) ((MPI_Errhandler)(uint32_t)(h))
 #else
 #error "unknown MPI implementation: build with Open MPI's mpicc or MPICH's mpicc.mpich"
 #endif
@@ -81,6 +83,9 @@ const MPIABI_Op MPIABI_BAND = ABI(MPI_BAND);
 const MPIABI_Op MPIABI_BOR = ABI(MPI_BOR);
 const MPIABI_Op MPIABI_OP_NULL = ABI(MPI_OP_NULL);
 const MPIABI_Request MPIABI_REQUEST_NULL = ABI(MPI_REQUEST_NULL);
+const MPIABI_Errhandler MPIABI_ERRHANDLER_NULL = ABI(MPI_ERRHANDLER_NULL);
+const MPIABI_Errhandler MPIABI_ERRORS_ARE_FATAL = ABI(MPI_ERRORS_ARE_FATAL);
+const MPIABI_Errhandler MPIABI_ERRORS_RETURN = ABI(MPI_ERRORS_RETURN);
 
 /* The native sentinels, as MPIwrapper exports them: NULL under Open MPI,
  * (MPI_Status *)1 under MPICH. */
@@ -171,6 +176,10 @@ int MPIABI_Comm_free(MPIABI_Comm *comm) {
 
 int MPIABI_Comm_rank(MPIABI_Comm comm, int *rank) { return MPI_Comm_rank(N_COMM(comm), rank); }
 int MPIABI_Comm_size(MPIABI_Comm comm, int *size) { return MPI_Comm_size(N_COMM(comm), size); }
+
+int MPIABI_Comm_set_errhandler(MPIABI_Comm comm, MPIABI_Errhandler errhandler) {
+  return MPI_Comm_set_errhandler(N_COMM(comm), N_ERRH(errhandler));
+}
 
 /* ---- point to point ---------------------------------------------------- */
 

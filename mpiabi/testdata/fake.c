@@ -35,6 +35,7 @@ const int MPIABI_THREAD_SINGLE = 10, MPIABI_THREAD_FUNNELED = 11, MPIABI_THREAD_
           MPIABI_THREAD_MULTIPLE = 13;
 const int MPIABI_SUCCESS = 0;
 const H MPIABI_REQUEST_NULL = 0x4000;
+const H MPIABI_ERRORS_RETURN = 0x5001;
 
 static int initialized, finalized;
 
@@ -67,6 +68,12 @@ int MPIABI_Comm_dup(H c, H *out) { *out = c + 0x10; return 0; }
 int MPIABI_Comm_free(H *c) { *c = MPIABI_COMM_NULL; return 0; }
 int MPIABI_Comm_rank(H c, int *r) { *r = c == MPIABI_COMM_WORLD ? 0 : 5; return 0; }
 int MPIABI_Comm_size(H c, int *s) { (void)c; *s = 1; return 0; }
+/* Errors: code 3 for a handler other than MPIABI_ERRORS_RETURN, 5 for
+ * COMM_NULL. */
+int MPIABI_Comm_set_errhandler(H c, H e) {
+  if (c == MPIABI_COMM_NULL) return 5;
+  return e == MPIABI_ERRORS_RETURN ? 0 : 3;
+}
 int MPIABI_Send(const void *b, int n, H t, int d, int tag, H c) {
   (void)b; (void)t; (void)d; (void)tag; (void)c;
   return n < 0 ? 3 : 0;

@@ -128,6 +128,14 @@ func Dup(c Handle) (Handle, error) {
 	return Handle(out), nil
 }
 
+// SetErrorsReturn sets MPI_ERRORS_RETURN on c (MPI_Comm_set_errhandler),
+// so that an MPI error in a later call on c is returned as an *Error with
+// MPI's error string instead of aborting the job.
+func SetErrorsReturn(c Handle) error {
+	assertMain("MPI_Comm_set_errhandler")
+	return check("MPI_Comm_set_errhandler", C.hataori_comm_set_errors_return(C.uintptr_t(c)))
+}
+
 // Free frees *c and sets it to MPI_COMM_NULL.
 func Free(c *Handle) error {
 	assertMain("MPI_Comm_free")

@@ -70,6 +70,10 @@ static int hataori_comm_free(uintptr_t *c) {
 	return rc;
 }
 
+static int hataori_comm_set_errors_return(uintptr_t c) {
+	return MPI_Comm_set_errhandler(HATAORI_COMM(c), MPI_ERRORS_RETURN);
+}
+
 static int hataori_comm_rank(uintptr_t c, int *r) { return MPI_Comm_rank(HATAORI_COMM(c), r); }
 static int hataori_comm_size(uintptr_t c, int *s) { return MPI_Comm_size(HATAORI_COMM(c), s); }
 

@@ -38,6 +38,9 @@ func World() Handle { return 0 }
 // Dup returns ErrNoBackend.
 func Dup(Handle) (Handle, error) { return 0, ErrNoBackend }
 
+// SetErrorsReturn returns ErrNoBackend.
+func SetErrorsReturn(Handle) error { return ErrNoBackend }
+
 // Free returns ErrNoBackend.
 func Free(*Handle) error { return ErrNoBackend }
 

@@ -16,7 +16,7 @@ func TestNoBackend(t *testing.T) {
 	h := mpi.World()
 	calls := map[string]error{"Load": mpi.Load(), "Finalize": mpi.Finalize(), "Free": mpi.Free(&h),
 		"Send": mpi.Send(h, nil, 0, 0), "Bcast": mpi.Bcast(h, nil, 0), "Barrier": mpi.Barrier(h),
-		"CheckLauncher": mpi.CheckLauncher(h)}
+		"CheckLauncher": mpi.CheckLauncher(h), "SetErrorsReturn": mpi.SetErrorsReturn(h)}
 	_, calls["InitThread"] = mpi.InitThread(mpi.ThreadFunneled)
 	_, calls["Initialized"] = mpi.Initialized()
 	_, calls["Finalized"] = mpi.Finalized()

@@ -208,6 +208,18 @@ func Dup(c Handle) (Handle, error) {
 	return Handle(n), wrap(err)
 }
 
+// SetErrorsReturn sets MPI_ERRORS_RETURN on c (MPI_Comm_set_errhandler),
+// so that an MPI error in a later call on c is returned as an *Error with
+// MPI's error string instead of aborting the job.
+func SetErrorsReturn(c Handle) error {
+	l, err := get()
+	if err != nil {
+		return err
+	}
+	assertMain("MPI_Comm_set_errhandler")
+	return wrap(l.CommSetErrhandler(mpiabi.Comm(c), l.ErrorsReturn))
+}
+
 // Free frees *c and sets it to MPI_COMM_NULL.
 func Free(c *Handle) error {
 	l, err := get()

@@ -2,6 +2,7 @@ package mpi_test
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"runtime"
 	"testing"
@@ -33,6 +34,7 @@ func TestTransport(t *testing.T) {
 	checkProbe(t, world, rank, size)
 	checkPingPong(t, world, rank, size)
 	checkCounts(t, world, rank, size)
+	checkErrorsReturn(t, world, rank, size)
 	if err := mpi.Barrier(world); err != nil {
 		t.Fatalf("Barrier: %v", err)
 	}
@@ -308,5 +310,45 @@ func checkCounts(t *testing.T, world mpi.Handle, rank, size int) {
 	}
 	if rank%2 == 1 && !mpi.CountDecoded() {
 		t.Errorf("backend %s never trusted its count decoding for this MPI", mpi.Backend())
+	}
+}
+
+// checkErrorsReturn: on a duplicate with MPI_ERRORS_RETURN, a send to an
+// invalid rank and a truncated receive return an *mpi.Error carrying MPI's
+// own error string, and the job goes on.
+func checkErrorsReturn(t *testing.T, world mpi.Handle, rank, size int) {
+	t.Helper()
+	d, err := mpi.Dup(world)
+	if err != nil {
+		t.Fatalf("Dup: %v", err)
+	}
+	if err := mpi.SetErrorsReturn(d); err != nil {
+		t.Fatalf("SetErrorsReturn: %v", err)
+	}
+	isMPIError := func(label string, err error, fn string) {
+		t.Helper()
+		var e *mpi.Error
+		if !errors.As(err, &e) || e.Func != fn || e.Code == 0 || e.Code == mpi.CodeNotMPI || e.Msg == "" {
+			t.Errorf("%s = %#v, want an *mpi.Error of %s with MPI's message", label, err, fn)
+			return
+		}
+		t.Logf("%s: %v", label, err)
+	}
+	isMPIError("Send to rank size", mpi.Send(d, []byte("x"), size, 3), "MPI_Send")
+	if p := partner(rank, size); p >= 0 {
+		if rank < p {
+			if err := mpi.Send(d, make([]byte, 16), p, 4); err != nil {
+				t.Fatalf("Send of 16 bytes: %v", err)
+			}
+		} else {
+			_, err := mpi.Recv(d, make([]byte, 8), p, 4)
+			isMPIError("Recv of 16 bytes into 8", err, "MPI_Recv")
+		}
+	}
+	if err := mpi.Barrier(d); err != nil {
+		t.Fatalf("Barrier after the errors: %v", err)
+	}
+	if err := mpi.Free(&d); err != nil {
+		t.Fatalf("Free: %v", err)
 	}
 }

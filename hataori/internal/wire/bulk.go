@@ -22,11 +22,16 @@ const (
 // which case bulk slices are copied as they lie in memory.
 var nativeLittle = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
-// bulkShape describes a slice type eligible for the bulk path.
+// bulkShape describes a slice type eligible for the bulk path, and how
+// msgpack must be handed the other types.
 type bulkShape struct {
 	ok    bool
 	size  int // element size in bytes
 	group int // byte-swap unit: size, or size/2 for complex numbers
+	// addr: hand msgpack an addressable value, so that encoding methods
+	// with pointer receivers (on the type or on its fields or elements)
+	// can be called; other types take msgpack's faster Encode(any).
+	addr bool
 }
 
 var bulkCache sync.Map // reflect.Type → bulkShape
@@ -76,6 +81,10 @@ func shapeOf(t reflect.Type) bulkShape {
 		if s.ok && (customCoded(t) || customCoded(e)) {
 			s = bulkShape{}
 		}
+	}
+	if !s.ok {
+		k := t.Kind()
+		s.addr = k == reflect.Struct || k == reflect.Array || ptrOnlyEncoder(t)
 	}
 	bulkCache.Store(t, s)
 	return s

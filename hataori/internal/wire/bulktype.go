@@ -16,7 +16,8 @@ type Number interface {
 // Bulk is a numeric slice that msgpack encodes as one bin value holding its
 // little-endian bytes instead of element by element. Use it for numeric
 // slices inside structs that cross ranks; a top-level numeric slice value
-// takes the bulk path without it. A nil Bulk encodes as msgpack nil.
+// takes the bulk path without it. A nil Bulk encodes as msgpack nil and an
+// empty one as an empty bin, so nil and empty stay distinct.
 type Bulk[E Number] []E
 
 // bulkReadChunk bounds each allocation while decoding a Bulk, so a forged
@@ -34,7 +35,9 @@ func (b Bulk[E]) EncodeMsgpack(enc *msgpack.Encoder) error {
 	if int64(n) > int64(^uint32(0)) {
 		return errorf(ErrLength, nil, "%d-byte Bulk exceeds the msgpack bin limit", n)
 	}
-	var raw []byte
+	// Never nil: msgpack's EncodeBytes writes a nil slice as msgpack nil,
+	// which would turn an empty Bulk into a nil one on the receiver.
+	raw := []byte{}
 	if n > 0 {
 		raw = unsafe.Slice((*byte)(unsafe.Pointer(&b[0])), n)
 	}

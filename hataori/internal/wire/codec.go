@@ -60,7 +60,16 @@ func (e *encoder[T]) add(v T) error {
 	if e.enc == nil {
 		e.enc = newEncoder(&e.w)
 	}
-	if err := e.enc.Encode(v); err != nil {
+	var err error
+	if e.shape.addr {
+		// A copy of its own, so that only this path moves a value to
+		// the heap.
+		a := v
+		err = e.enc.EncodeValue(reflect.ValueOf(&a).Elem())
+	} else {
+		err = e.enc.Encode(v)
+	}
+	if err != nil {
 		return &Error{Kind: ErrEncode, Detail: "msgpack encode of " + typeName[T](), Err: err}
 	}
 	if int64(len(e.w.b)-e.base) > PayloadLimit() {
@@ -154,13 +163,32 @@ func (d *decoder[T]) next() (T, error) {
 	if d.r.Len() == 0 {
 		return v, errorf(ErrTruncated, nil, "missing %s value", typeName[T]())
 	}
-	if err := d.dec.Decode(&v); err != nil {
+	if err := decodeMsgpack(d.dec, &v); err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			return v, &Error{Kind: ErrTruncated, Detail: "payload ends inside a " + typeName[T]() + " value", Err: err}
 		}
 		return v, &Error{Kind: ErrDecode, Detail: "msgpack decode into " + typeName[T](), Err: err}
 	}
 	return v, nil
+}
+
+// decodeMsgpack decodes the next value into *v. msgpack v5.4.1 panics
+// (reflect.Value.IsNil on a struct) when it meets a msgpack nil where a
+// non-pointer value of an extension type such as time.Time is expected,
+// a time.Time field for example (found by FuzzDecodeValue); that panic is
+// malformed input, not user code, so it becomes ErrDecode. Every other
+// panic, a custom decoder's own included, goes on up unchanged.
+func decodeMsgpack[T any](dec *msgpack.Decoder, v *T) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if ve, ok := r.(*reflect.ValueError); ok && ve.Method == "reflect.Value.IsNil" {
+				err = errorf(ErrDecode, nil, "msgpack decode into %s: nil where a %s value with its own decoder was expected", typeName[T](), ve.Kind)
+				return
+			}
+			panic(r)
+		}
+	}()
+	return dec.Decode(v)
 }
 
 // DecodeValue decodes a payload holding exactly one value. Bytes left over

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/vmihailenco/msgpack/v5"
 )
@@ -271,4 +273,34 @@ func TestHeaderRoundTrip(t *testing.T) {
 	if KindGather.String() != "GATHER" || Kind(99).String() != "Kind(99)" || ErrTrailing.String() != "trailing bytes" {
 		t.Errorf("String methods: %v %v %v", KindGather, Kind(99), ErrTrailing)
 	}
+}
+
+// boom's decoder panics: user code, whose panic must go on up.
+type boom struct{ V int }
+
+func (b *boom) DecodeMsgpack(*msgpack.Decoder) error { panic("boom's decoder") }
+
+// TestDecodeNilIntoCustomValue: msgpack panics on a nil where a value type
+// with a decoder it calls on the value itself (time.Time's extension) is
+// expected; the codec turns that into ErrDecode
+// (found by FuzzDecodeValue), but lets a custom decoder's own panic through.
+func TestDecodeNilIntoCustomValue(t *testing.T) {
+	type withTime struct{ When time.Time }
+	nilField := []byte{0x81, 0xa4, 'W', 'h', 'e', 'n', codeNil}
+	if _, err := DecodeValue[withTime](nilField); !isKind(err, ErrDecode) || !strings.Contains(err.Error(), "nil where a struct value") {
+		t.Errorf("nil into a time.Time field = %v, want ErrDecode", err)
+	}
+	if _, err := DecodeItems[[]time.Time]([]byte{0x91, codeNil, 0x90}, 2); !isKind(err, ErrDecode) {
+		t.Errorf("nil into a time.Time element = %v, want ErrDecode", err)
+	}
+	if v, err := DecodeValue[*custom]([]byte{codeNil}); v != nil || err != nil {
+		t.Errorf("nil into *custom = %v, %v; want nil, nil", v, err)
+	}
+	defer func() {
+		if r := recover(); r != "boom's decoder" {
+			t.Errorf("recovered %v, want the custom decoder's own panic", r)
+		}
+	}()
+	_, _ = DecodeValue[boom]([]byte{0x01})
+	t.Error("the custom decoder's panic was swallowed")
 }

@@ -22,8 +22,10 @@
 //     slice is msgpack nil, so nil and empty stay distinct;
 //   - every other value is encoded with github.com/vmihailenco/msgpack/v5
 //     using that package's defaults (structs as maps keyed by field name or
-//     `msgpack` tag) plus sorted map keys, so equal values encode to equal
-//     bytes.
+//     `msgpack` tag), with the keys of map[string]string, map[string]bool
+//     and map[string]any sorted (msgpack sorts no other maps). Values whose
+//     msgpack encoding methods have pointer receivers are handed to msgpack
+//     addressable, so those methods are called.
 //
 // Numeric slices nested inside structs are encoded element by element by
 // msgpack unless the field uses the Bulk type, which carries them as bytes
@@ -31,6 +33,55 @@
 // (msgpack.Register and RegisterExt are process-wide and would change how the
 // program's own msgpack use encodes []float64), so opting in per field is the
 // only way to get bulk transfer for nested slices.
+//
+// # What crosses ranks
+//
+// CheckType (cached per type) says, before anything is sent, whether the
+// values of a type survive the trip exactly; the placement helpers refuse a
+// type it rejects in their collective preflight. What crosses:
+//
+//   - booleans, strings (any bytes), signed and unsigned integers and
+//     floats of every size, exactly (floats bit for bit, NaN and -0
+//     included);
+//   - slices, arrays, pointers (nil stays nil) and maps (nil and empty stay
+//     distinct) of what crosses; a map key must not hold pointers, whose
+//     identity the receiver cannot rebuild;
+//   - structs by their exported fields, keyed by field name or by the name
+//     in a `msgpack:"name"` tag: embedded structs are inlined as msgpack
+//     inlines them, `msgpack:"-"` leaves a field out on purpose (it arrives
+//     as its zero value), `omitempty` sends an empty value as nothing (it
+//     arrives as its zero value), `_` and zero-size fields hold nothing;
+//   - numeric slices in bulk: a top-level numeric slice value (see
+//     Payloads), and a Bulk field anywhere;
+//   - a type with its own msgpack encoding, on the type or its pointer, on
+//     both sides: EncodeMsgpack/DecodeMsgpack (msgpack.CustomEncoder and
+//     CustomDecoder), MarshalMsgpack/UnmarshalMsgpack, MarshalBinary/
+//     UnmarshalBinary or MarshalText/UnmarshalText. It may keep unexported
+//     state; the check trusts its methods and does not look inside.
+//     time.Time crosses this way as an instant: Equal holds, but the
+//     location becomes time.Local and the monotonic clock reading is gone.
+//
+// What does not: an unexported field without a `msgpack:"-"` tag (msgpack
+// skips it silently, so the receiver would see a zero value), a value of
+// interface type anywhere, any itself included (the dynamic type does not
+// survive: an int comes back as int8, a struct as a map), channels,
+// functions, unsafe.Pointer, uintptr, complex numbers outside the bulk
+// path, and struct layouts in which msgpack itself loses a field (two
+// fields with the same msgpack name, a field shadowed under an explicit
+// inline tag, an inlined embedded pointer, an embedded field of an
+// unexported non-struct type, encoding methods promoted from an embedded
+// field, which encode that field alone, and encoding methods on one side
+// only). The error, an *Error of kind ErrType that also matches
+// ErrUnsupportedType, names the type, the path of the field inside it
+// ("field Inner.x", "element [i]", "the key type of field Index") and the
+// fix.
+//
+// The check is static. It cannot see what it cannot name: encoders
+// registered in msgpack's process-wide registry with functions
+// (msgpack.Register, RegisterExtEncoder) are invisible to it, so give such
+// types methods instead; a cyclic value (a ring of pointers) passes the
+// check of its recursive type but never finishes encoding; pointers that
+// share a target arrive as separate copies.
 //
 // # Copies
 //
@@ -50,7 +101,7 @@
 //
 // Every failure is an *Error whose Kind names the class (ErrVersion,
 // ErrKind, ErrSource, ErrLength, ErrCount, ErrOverflow, ErrTruncated,
-// ErrTrailing, ErrDecode, ErrEncode). errors.Is(err, &Error{Kind: k}) is true
+// ErrTrailing, ErrDecode, ErrEncode, ErrType). errors.Is(err, &Error{Kind: k}) is true
 // for any *Error of kind k in err's chain, whatever its detail. Decoding never
 // panics on malformed input and never allocates more than a small constant
 // factor of the bytes actually present.

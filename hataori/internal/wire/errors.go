@@ -28,6 +28,9 @@ const (
 	ErrDecode
 	// ErrEncode: a value could not be encoded.
 	ErrEncode
+	// ErrType: values of a type cannot cross ranks without loss (see
+	// CheckType). Such an *Error also matches ErrUnsupportedType.
+	ErrType
 )
 
 var kindNames = [...]string{
@@ -41,6 +44,7 @@ var kindNames = [...]string{
 	ErrTrailing:  "trailing bytes",
 	ErrDecode:    "decode",
 	ErrEncode:    "encode",
+	ErrType:      "type",
 }
 
 // String returns the class name, for example "trailing bytes".
@@ -61,8 +65,14 @@ type Error struct {
 	Err error
 }
 
-// Error returns "wire: <kind>: <detail>: <underlying error>".
+// Error returns "wire: <kind>: <detail>: <underlying error>", except for
+// kind ErrType, whose message is about the caller's type rather than the
+// wire: "hataori: <detail>", for example "hataori: type main.point cannot
+// cross ranks: field x is unexported, …".
 func (e *Error) Error() string {
+	if e.Kind == ErrType && e.Err == nil {
+		return "hataori: " + e.Detail
+	}
 	s := "wire: " + e.Kind.String()
 	if e.Detail != "" {
 		s += ": " + e.Detail
@@ -78,8 +88,11 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // Is reports whether target is an *Error of the same Kind, so that
 // errors.Is(err, &wire.Error{Kind: wire.ErrTrailing}) matches any trailing-byte
-// failure.
+// failure, or target is ErrUnsupportedType and e is of kind ErrType.
 func (e *Error) Is(target error) bool {
+	if target == ErrUnsupportedType {
+		return e.Kind == ErrType
+	}
 	t, ok := target.(*Error)
 	return ok && t != nil && t.Kind == e.Kind
 }

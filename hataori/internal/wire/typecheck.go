@@ -1,0 +1,498 @@
+package wire
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"runtime"
+	"strings"
+	"sync"
+)
+
+// ErrUnsupportedType is matched by errors.Is against every *Error of kind
+// ErrType (and so against every error that wraps one).
+var ErrUnsupportedType = errors.New("hataori: type cannot cross ranks")
+
+// typeChecks caches CheckType's answer per type: reflect.Type → *Error
+// (nil when the type is fine).
+var typeChecks sync.Map
+
+// CheckType reports whether values of type t survive the wire exactly:
+// nil when they do, otherwise an *Error of kind ErrType whose message names
+// t, the field path inside it and what is wrong, for example
+//
+//	hataori: type main.point cannot cross ranks: field x is unexported, …
+//
+// It refuses what msgpack would drop, change or fail on: unexported struct
+// fields (unless tagged `msgpack:"-"` or of zero size), interface types
+// (any included: a value's dynamic type does not survive, an int comes back
+// as int8), channels, functions, unsafe.Pointer, uintptr, complex numbers
+// outside the bulk path, map keys that hold pointers, struct layouts whose
+// fields msgpack would lose (two fields with one msgpack name, a field
+// shadowed by an inlined embedded struct, an embedded field of unexported
+// non-struct type, an inlined embedded pointer, whose nil comes back
+// non-nil), custom encoding on one side only, and custom encoding promoted
+// from an embedded field, which silently drops the struct's other fields.
+// A type with its own msgpack encoding (msgpack.CustomEncoder and
+// CustomDecoder, Marshaler and Unmarshaler, encoding.BinaryMarshaler and
+// BinaryUnmarshaler, or TextMarshaler and TextUnmarshaler, on the type or
+// its pointer) is trusted and not inspected further. Recursive types are
+// fine. A nil t (the type of a nil interface value) is refused.
+//
+// The answer depends on t alone and is cached: after the first call for a
+// type, CheckType costs one sync.Map lookup.
+func CheckType(t reflect.Type) error {
+	if t == nil {
+		return &Error{Kind: ErrType, Detail: "a nil type cannot cross ranks"}
+	}
+	if v, ok := typeChecks.Load(t); ok {
+		if e := v.(*Error); e != nil {
+			return e
+		}
+		return nil
+	}
+	c := &typeChecker{root: t, seen: map[reflect.Type]bool{}}
+	var e *Error
+	if !shapeOf(t).ok { // a top-level numeric slice travels in bulk
+		if p := c.check(t, path{}); p != nil {
+			e = &Error{Kind: ErrType, Detail: fmt.Sprintf("type %s cannot cross ranks: %s", t, p.text())}
+		}
+	}
+	typeChecks.Store(t, e)
+	if e != nil {
+		return e
+	}
+	return nil
+}
+
+// CheckTypeFor is CheckType for T.
+func CheckTypeFor[T any]() error { return CheckType(reflect.TypeFor[T]()) }
+
+// path locates a part of the checked type as a Go expression on a value of
+// it, without the value: "x", "Inner.x", "[i].Name", "Index[k]".
+type path struct {
+	expr  string
+	key   bool // the problem is the key type of the map at expr
+	field bool // the last step of expr selects a struct field
+}
+
+func (p path) dot(name string) path {
+	if p.expr == "" {
+		return path{expr: name, field: true}
+	}
+	return path{expr: p.expr + "." + name, field: true}
+}
+
+func (p path) index(ix string) path { return path{expr: p.expr + ix} }
+
+// where names the located part for a message: "field Inner.x",
+// "element [i]", "the key type of field Index", or "" for the type itself.
+func (p path) where() string {
+	var s string
+	switch {
+	case p.expr == "":
+	case p.field:
+		s = "field " + p.expr
+	default:
+		s = "element " + p.expr
+	}
+	if p.key {
+		if s == "" {
+			return "the map key type"
+		}
+		return "the key type of " + s
+	}
+	return s
+}
+
+// problem is what is wrong at a path.
+type problem struct {
+	at  path
+	msg string // follows where(), e.g. "is unexported (…)"
+	// alone replaces "<where> <msg>" when the problem is not located at a
+	// part of the type (struct-level problems name their fields in it).
+	alone bool
+}
+
+func (p *problem) text() string {
+	w := p.at.where()
+	switch {
+	case p.alone && w == "":
+		return p.msg
+	case p.alone:
+		return "in " + w + ": " + p.msg
+	case w == "":
+		return "it " + p.msg
+	}
+	return w + " " + p.msg
+}
+
+type typeChecker struct {
+	root reflect.Type
+	seen map[reflect.Type]bool // composite types already checked or in progress
+}
+
+var (
+	interfaceMsg = "the dynamic type of an interface value does not survive the wire " +
+		"(an int comes back as int8, a struct as map[string]interface {}); use a concrete type"
+	cannotMsg = "msgpack cannot encode it"
+)
+
+// check reports the first problem of t at p, or nil.
+func (c *typeChecker) check(t reflect.Type, p path) *problem {
+	k := t.Kind()
+	if k == reflect.Interface {
+		return &problem{at: p, msg: fmt.Sprintf("has interface type %s: %s", t, interfaceMsg)}
+	}
+	if k == reflect.Pointer {
+		return c.check(t.Elem(), p)
+	}
+	if enc, dec := encodeMethod(t), decodeMethod(t); enc != "" || dec != "" {
+		switch {
+		case dec == "":
+			return &problem{at: p, msg: fmt.Sprintf("has type %s, which has the msgpack encoding method %s but no decoding method "+
+				"(implement both, for example EncodeMsgpack and DecodeMsgpack)", t, enc)}
+		case enc == "":
+			return &problem{at: p, msg: fmt.Sprintf("has type %s, which has the msgpack decoding method %s but no encoding method "+
+				"(implement both, for example EncodeMsgpack and DecodeMsgpack)", t, dec)}
+		}
+		if k == reflect.Struct {
+			return promoted(t, enc, p)
+		}
+		return nil // its own encoding: trusted
+	}
+	switch k {
+	case reflect.Bool, reflect.String,
+		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return nil
+	case reflect.Uintptr:
+		return &problem{at: p, msg: fmt.Sprintf("has type %s, which msgpack cannot encode (use uint64)", t)}
+	case reflect.Complex64, reflect.Complex128:
+		return &problem{at: p, msg: fmt.Sprintf("has type %s, which msgpack cannot encode "+
+			"(a slice of complex numbers travels as a top-level value or as a Bulk field; otherwise use two float fields)", t)}
+	case reflect.Chan, reflect.Func, reflect.UnsafePointer:
+		return &problem{at: p, msg: fmt.Sprintf("has type %s, which cannot cross ranks", t)}
+	}
+	if c.seen[t] {
+		return nil // checked, or being checked further up: recursive types end here
+	}
+	c.seen[t] = true
+	switch k {
+	case reflect.Slice, reflect.Array:
+		return c.check(t.Elem(), p.index("[i]"))
+	case reflect.Map:
+		kp := p
+		kp.key = true
+		if pr := c.check(t.Key(), kp); pr != nil {
+			return pr
+		}
+		if holdsPointer(t.Key(), map[reflect.Type]bool{}) {
+			return &problem{at: kp, msg: fmt.Sprintf("holds pointers (%s), whose identity does not survive the wire "+
+				"(the receiver's keys would be new pointers that no lookup finds)", t.Key())}
+		}
+		if ptrOnlyEncoder(t.Elem()) {
+			return &problem{at: p.index("[k]"), msg: fmt.Sprintf("has type %s, whose msgpack encoding method %s has a pointer receiver, "+
+				"which msgpack cannot call on a map value (give the method a value receiver, or store pointers in the map)", t.Elem(), encodeMethod(t.Elem()))}
+		}
+		return c.check(t.Elem(), p.index("[k]"))
+	case reflect.Struct:
+		return c.checkStruct(t, p)
+	}
+	return &problem{at: p, msg: fmt.Sprintf("has type %s, which cannot cross ranks", t)}
+}
+
+// msgpackField is a struct field as msgpack encodes it.
+type msgpackField struct {
+	name string // the msgpack key
+	at   path
+	typ  reflect.Type
+}
+
+// checkStruct checks the fields of struct type t the way msgpack's
+// getFields lays them out: ignored fields are skipped, embedded structs
+// with msgpack's default encoding are inlined unless that would shadow a
+// field, and every resulting field's type is checked.
+func (c *typeChecker) checkStruct(t reflect.Type, p path) *problem {
+	fields, pr := c.structFields(t, p)
+	if pr != nil {
+		return pr
+	}
+	rel := func(q path) string { return strings.TrimPrefix(strings.TrimPrefix(q.expr, p.expr), ".") }
+	byName := map[string]path{}
+	for _, f := range fields {
+		if prev, dup := byName[f.name]; dup {
+			return &problem{at: p, alone: true, msg: fmt.Sprintf(
+				"fields %s and %s of %s both have the msgpack name %q, so one of them is lost (rename one in its msgpack tag)",
+				rel(prev), rel(f.at), t, f.name)}
+		}
+		byName[f.name] = f.at
+	}
+	for _, f := range fields {
+		if pr := c.check(f.typ, f.at); pr != nil {
+			return pr
+		}
+	}
+	return nil
+}
+
+// structFields lists the fields msgpack encodes for struct type t (at p),
+// in order, with embedded structs inlined as msgpack inlines them, and
+// reports a field msgpack would skip or cannot decode.
+func (c *typeChecker) structFields(t reflect.Type, p path) ([]msgpackField, *problem) {
+	var out []msgpackField
+	names := map[string]bool{} // msgpack's fs.Map while the fields are added
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag := parseTag(f.Tag.Get("msgpack"))
+		if tag.name == "-" {
+			continue // dropped on purpose
+		}
+		if f.Name == "_msgpack" { // msgpack's options marker, never encoded
+			continue
+		}
+		at := p.dot(f.Name)
+		if !f.IsExported() && !f.Anonymous {
+			if f.Name == "_" || f.Type.Size() == 0 {
+				continue // holds no data
+			}
+			return nil, &problem{at: at, msg: fmt.Sprintf(
+				"is unexported, and msgpack skips unexported fields (export it, give %s its own msgpack encoding "+
+					"with EncodeMsgpack and DecodeMsgpack, or tag the field `msgpack:\"-\"` to leave it out on purpose)", t)}
+		}
+		name := tag.name
+		if name == "" {
+			name = f.Name
+		}
+		if f.Anonymous && !tag.has("noinline") {
+			base := f.Type
+			for base.Kind() == reflect.Pointer {
+				base = base.Elem()
+			}
+			if base.Kind() == reflect.Struct && defaultCoded(base) {
+				inner, pr := c.structFields(base, at)
+				if pr != nil {
+					return nil, pr
+				}
+				var shadowed *msgpackField
+				for j := range inner {
+					if names[inner[j].name] {
+						shadowed = &inner[j]
+						break
+					}
+				}
+				inline := shadowed == nil
+				if tag.has("inline") {
+					if f.Type.Kind() == reflect.Pointer {
+						return nil, &problem{at: at, msg: "is an embedded pointer tagged inline, which msgpack cannot inline (embed the struct by value)"}
+					}
+					if shadowed != nil {
+						return nil, &problem{at: shadowed.at, msg: fmt.Sprintf(
+							"is shadowed by an earlier field with the msgpack name %q, so msgpack's inline leaves it out (rename one of them)",
+							shadowed.name)}
+					}
+					inline = true
+				}
+				if inline {
+					if f.Type.Kind() == reflect.Pointer {
+						if !f.IsExported() {
+							return nil, &problem{at: at, msg: fmt.Sprintf(
+								"is an embedded pointer to the unexported type %s, which msgpack cannot decode into (embed it by value)", base)}
+						}
+						return nil, &problem{at: at, msg: fmt.Sprintf(
+							"is an embedded pointer that msgpack inlines, so a nil %s comes back as a pointer to a zero %s "+
+								"(embed the struct by value, or tag the field `msgpack:\",noinline\"`)", f.Type, base)}
+					}
+					for _, g := range inner {
+						names[g.name] = true
+					}
+					out = append(out, inner...)
+					continue
+				}
+			}
+		}
+		// An embedded field of unexported type that stays a field of its
+		// own is decoded through reflect, which may set it only when it is
+		// a struct value decoded field by field (its exported fields are
+		// settable); anything else panics in the decoder.
+		if f.Anonymous && !f.IsExported() && (f.Type.Kind() != reflect.Struct || !defaultCoded(f.Type)) {
+			return nil, &problem{at: at, msg: fmt.Sprintf(
+				"is an embedded field of the unexported type %s, which msgpack encodes but cannot decode into "+
+					"(export the type, make it a named exported field, or tag it `msgpack:\"-\"`)", f.Type)}
+		}
+		names[name] = true
+		out = append(out, msgpackField{name: name, at: at, typ: f.Type})
+	}
+	return out, nil
+}
+
+// defaultCoded reports whether msgpack encodes struct type t field by
+// field (it has none of the encoding methods msgpack honours).
+func defaultCoded(t reflect.Type) bool { return encodeMethod(t) == "" && decodeMethod(t) == "" }
+
+// promoted reports the fields lost when the msgpack encoding method enc of
+// struct type t is promoted from an embedded field: msgpack then encodes
+// only that field's value and drops every other field.
+func promoted(t reflect.Type, enc string, p path) *problem {
+	from := -1
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if f.Anonymous && hasMethod(f.Type, enc) {
+			from = i
+			break
+		}
+	}
+	if from < 0 || declared(t, enc) {
+		return nil
+	}
+	emb := t.Field(from)
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if i == from || f.Name == "_" || f.Type.Size() == 0 || parseTag(f.Tag.Get("msgpack")).name == "-" {
+			continue
+		}
+		return &problem{at: p.dot(f.Name), msg: fmt.Sprintf(
+			"is lost: the msgpack encoding of %s is the %s method promoted from its embedded field %s, which encodes that field alone "+
+				"(give %s its own encoding methods, or make %s a named field)", t, enc, emb.Name, t, emb.Name)}
+	}
+	return nil
+}
+
+// hasMethod reports whether t or *t has a method called name.
+func hasMethod(t reflect.Type, name string) bool {
+	if _, ok := t.MethodByName(name); ok {
+		return true
+	}
+	if t.Kind() != reflect.Pointer {
+		_, ok := reflect.PointerTo(t).MethodByName(name)
+		return ok
+	}
+	return false
+}
+
+// declared reports whether the method name of t (or *t) is declared on t
+// itself rather than promoted from an embedded field: the compiler
+// generates promoted methods as wrappers, which the runtime reports in the
+// file "<autogenerated>".
+func declared(t reflect.Type, name string) bool {
+	m, ok := t.MethodByName(name)
+	if !ok {
+		if m, ok = reflect.PointerTo(t).MethodByName(name); !ok {
+			return false
+		}
+	}
+	pc := m.Func.Pointer()
+	fn := runtime.FuncForPC(pc)
+	if fn == nil {
+		return true // cannot tell: assume declared, the common case
+	}
+	file, _ := fn.FileLine(pc)
+	return file != "<autogenerated>"
+}
+
+// The methods msgpack's getEncoder/getDecoder honour, in its order.
+var (
+	encodeMethods = []struct {
+		typ  reflect.Type
+		name string
+	}{{customEncoderType, "EncodeMsgpack"}, {marshalerType, "MarshalMsgpack"},
+		{binMarshalerType, "MarshalBinary"}, {textMarshalerType, "MarshalText"}}
+	decodeMethods = []struct {
+		typ  reflect.Type
+		name string
+	}{{customDecoderType, "DecodeMsgpack"}, {unmarshalerType, "UnmarshalMsgpack"},
+		{binUnmarshalType, "UnmarshalBinary"}, {textUnmarshalType, "UnmarshalText"}}
+)
+
+// encodeMethod names the method msgpack encodes t (or *t) with, or "".
+func encodeMethod(t reflect.Type) string {
+	for _, m := range encodeMethods {
+		if t.Implements(m.typ) || reflect.PointerTo(t).Implements(m.typ) {
+			return m.name
+		}
+	}
+	return ""
+}
+
+// ptrOnlyEncoder reports whether msgpack encodes t with a method that only
+// *t has, which it can call only on an addressable value (not on a map
+// value, for example).
+func ptrOnlyEncoder(t reflect.Type) bool {
+	if t.Kind() == reflect.Pointer || t.Kind() == reflect.Interface {
+		return false
+	}
+	for _, m := range encodeMethods {
+		if t.Implements(m.typ) {
+			return false
+		}
+	}
+	return encodeMethod(t) != ""
+}
+
+// decodeMethod names the method msgpack decodes t (or *t) with, or "".
+func decodeMethod(t reflect.Type) string {
+	for _, m := range decodeMethods {
+		if t.Implements(m.typ) || reflect.PointerTo(t).Implements(m.typ) {
+			return m.name
+		}
+	}
+	return ""
+}
+
+// holdsPointer reports whether values of t (a map key type) contain a
+// pointer that msgpack follows, so that equal keys on the sender become
+// distinct keys on the receiver.
+func holdsPointer(t reflect.Type, seen map[reflect.Type]bool) bool {
+	if encodeMethod(t) != "" || seen[t] {
+		return false
+	}
+	seen[t] = true
+	switch t.Kind() {
+	case reflect.Pointer:
+		return true
+	case reflect.Array:
+		return holdsPointer(t.Elem(), seen)
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			if holdsPointer(t.Field(i).Type, seen) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// msgpackTag is a parsed `msgpack:"name,opt,key:value"` struct tag.
+type msgpackTag struct {
+	name string
+	opts []string // option keys
+}
+
+func (t msgpackTag) has(opt string) bool {
+	for _, o := range t.opts {
+		if o == opt {
+			return true
+		}
+	}
+	return false
+}
+
+// parseTag parses a msgpack struct tag as msgpack's tag parser does for
+// the parts that decide the layout: the name (the first element, unless it
+// is a key:value option) and the option keys.
+func parseTag(s string) msgpackTag {
+	var t msgpackTag
+	for i, part := range strings.Split(s, ",") {
+		key, _, isOpt := strings.Cut(part, ":")
+		key = strings.TrimSpace(key)
+		if i == 0 && !isOpt {
+			t.name = key
+			continue
+		}
+		if key != "" {
+			t.opts = append(t.opts, key)
+		}
+	}
+	return t
+}

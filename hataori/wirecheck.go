@@ -1,0 +1,68 @@
+package hataori
+
+import (
+	"errors"
+	"reflect"
+
+	"github.com/hataori/hataori-go/hataori/internal/wire"
+)
+
+// ErrUnsupportedType is matched by errors.Is against the error of a
+// collective call whose values cannot cross ranks without loss: a struct
+// with an unexported field (unless tagged `msgpack:"-"`), a value of
+// interface type (any included: its dynamic type does not survive, an int
+// comes back as int8), a channel, function, unsafe.Pointer, uintptr or
+// complex number (outside a top-level slice or Bulk), or a struct layout
+// in which msgpack itself would lose a field. The error message names the
+// type, the field path inside it and the fix, for example
+//
+//	type main.point cannot cross ranks: field x is unexported, …
+//
+// The check looks at the type alone, on every rank, before any data moves,
+// and also in a world of one rank, so that a program that passes on one
+// rank does not fail on many. A type with its own msgpack encoding methods
+// (EncodeMsgpack/DecodeMsgpack and the like, on the type or its pointer) is
+// trusted as it is.
+var ErrUnsupportedType = wire.ErrUnsupportedType
+
+// checkWireTypes is the preflight type check of a collective call that
+// moves values of type T one way and values of type U the other (Pmap:
+// items and results): nil when both cross ranks exactly, otherwise the
+// *wire.Error (kind wire.ErrType, matching ErrUnsupportedType) for T, or
+// else for U. It is cached per type, so a repeated call costs two map
+// lookups. Turn a non-nil result into the local preflight failure with
+// wireTypeFailure and, after the ranks agreed on a failure of code
+// failType, rebuild the cause every rank returns with wireTypeCause.
+func checkWireTypes[T, U any]() error {
+	if err := wire.CheckType(reflect.TypeFor[T]()); err != nil {
+		return err
+	}
+	return wire.CheckType(reflect.TypeFor[U]())
+}
+
+// checkWireType is checkWireTypes for the one value type of a placement
+// call.
+func checkWireType[T any]() error { return wire.CheckType(reflect.TypeFor[T]()) }
+
+// wireTypeFailure is the preflight failure for err, an error of
+// checkWireTypes: code failType, and the type check's message without its
+// "hataori: " prefix (the collective error adds its own).
+func wireTypeFailure(err error) *failure {
+	msg := err.Error()
+	var we *wire.Error
+	if errors.As(err, &we) {
+		msg = we.Detail
+	}
+	return &failure{Code: failType, Message: msg}
+}
+
+// wireTypeCause returns the cause of an agreed preflight failure, the same
+// on every rank: for code failType a *wire.Error of kind wire.ErrType
+// carrying the agreed message (so errors.Is(err, ErrUnsupportedType)
+// holds), for any other code nil.
+func wireTypeCause(a *agreedFailure) error {
+	if a == nil || a.Code != failType {
+		return nil
+	}
+	return &wire.Error{Kind: wire.ErrType, Detail: a.Message}
+}
