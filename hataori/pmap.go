@@ -187,7 +187,7 @@ func pmapOn[T, U any](ctx context.Context, comm Comm, exec slot.Executor, opts O
 				k.abortPanicked("Pmap", recover())
 			}
 		}()
-		if pf = pmapPreflight(ctx, k, exec, &opts, rootItems.Present(), extra, nil); pf == nil {
+		if pf = pmapPreflightTyped(ctx, k, exec, &opts, rootItems.Present(), extra, nil, checkWireTypes[T, U]()); pf == nil {
 			c.batch, c.prefetch = opts.BatchSize, opts.Prefetch
 			c.run(exec.Slots(), st.start)
 		}
@@ -196,7 +196,7 @@ func pmapOn[T, U any](ctx context.Context, comm Comm, exec slot.Executor, opts O
 	if err := exec.Run(st.work, coord); err != nil && !ran {
 		// Admission failed: the preflight still runs, so that every rank
 		// returns the same error.
-		pf = pmapPreflight(ctx, k, exec, &opts, rootItems.Present(), extra, err)
+		pf = pmapPreflightTyped(ctx, k, exec, &opts, rootItems.Present(), extra, err, checkWireTypes[T, U]())
 	}
 	if pf != nil {
 		k.closeOrAbort()

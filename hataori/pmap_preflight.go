@@ -17,6 +17,13 @@ import (
 // opts.BatchSize (0 → 1). The ranks' slot counts travel right after it, in
 // each rank's first READY (see collectSlots).
 func pmapPreflight(ctx context.Context, k *collective, exec slot.Executor, opts *Options, hasItems bool, extra *failure, admitErr error) error {
+	return pmapPreflightTyped(ctx, k, exec, opts, hasItems, extra, admitErr, nil)
+}
+
+// pmapPreflightTyped is pmapPreflight with the result of the wire type
+// check of the call's item and result types (checkWireTypes), refused as a
+// failType failure whose cause, on every rank, matches ErrUnsupportedType.
+func pmapPreflightTyped(ctx context.Context, k *collective, exec slot.Executor, opts *Options, hasItems bool, extra *failure, admitErr, typeErr error) error {
 	if opts.BatchSize == 0 {
 		opts.BatchSize = 1
 	}
@@ -25,6 +32,10 @@ func pmapPreflight(ctx context.Context, k *collective, exec slot.Executor, opts 
 		k.abortTransport(err)
 	}
 	local := pmapLocalChecks(ctx, k, exec, *opts, hasItems, same, extra)
+	if local == nil && typeErr != nil {
+		local = wireTypeFailure(typeErr)
+		local.Message = fmt.Sprintf("rank %d: %s", k.rank, local.Message)
+	}
 	if local == nil && admitErr != nil {
 		local = &failure{Code: failBusy, Message: fmt.Sprintf("rank %d: executor admission: %v", k.rank, admitErr)}
 	}
@@ -39,6 +50,9 @@ func pmapPreflight(ctx context.Context, k *collective, exec slot.Executor, opts 
 	e := &PmapError{Kind: KindPreflight, Key: -1, Rank: af.Rank, Message: af.Message}
 	if af.Rank == k.rank && local != nil {
 		e.err = fmt.Errorf("%w: %s", ErrPreflight, local.Message)
+	}
+	if cause := wireTypeCause(af); cause != nil {
+		e.err = cause
 	}
 	return e
 }

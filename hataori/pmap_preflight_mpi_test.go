@@ -155,9 +155,15 @@ func TestPmapProgress(t *testing.T) {
 		got := make(chan struct{})
 		closed := false
 		var evs []string
+		running := 0 // root batches running, as traced (the trace is serialised)
 		pmapTrace = func(ev string) {
 			evs = append(evs, ev)
-			if strings.HasPrefix(ev, "recv-result") && !closed {
+			switch {
+			case strings.HasPrefix(ev, "root-batch-start"):
+				running++
+			case strings.HasPrefix(ev, "root-batch-done"):
+				running--
+			case strings.HasPrefix(ev, "recv-result") && running > 0 && !closed:
 				closed = true
 				close(got)
 			}
