@@ -289,7 +289,7 @@ func (d *Domain) Placement() Placement {
 // After Close every call on the domain fails with ErrDomainClosed. Close
 // from a worker of any domain fails with ErrWorkerEntry.
 func (d *Domain) Close() error {
-	if d == nil {
+	if d == nil || len(d.workers) == 0 {
 		return ErrNoDomain
 	}
 	if onWorker() {
@@ -309,8 +309,8 @@ func (d *Domain) Close() error {
 // admit runs the entry checks of MapIn and Enter, in order, and claims the
 // domain without blocking.
 func (d *Domain) admit() (release func(), err error) {
-	if d == nil {
-		return nil, ErrNoDomain
+	if d == nil || len(d.workers) == 0 {
+		return nil, ErrNoDomain // nil, or a zero Domain not made by NewDomain
 	}
 	if d.closed.Load() {
 		return nil, ErrDomainClosed

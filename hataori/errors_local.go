@@ -15,8 +15,12 @@ var (
 	// ErrInvalidMode reports a LocalMode other than Sequential, Outer or
 	// Inner.
 	ErrInvalidMode = errors.New("hataori: invalid local mode")
-	// ErrNoDomain reports a nil *Domain.
+	// ErrNoDomain reports a nil *Domain, or a zero Domain (one not made by
+	// NewDomain or NewLocalDomain).
 	ErrNoDomain = errors.New("hataori: no domain")
+	// ErrNilCallback reports a nil callback passed to Map, MapIn, Pmap or
+	// the lanes calls; the call fails before any item runs.
+	ErrNilCallback = errors.New("hataori: nil callback")
 	// ErrDomainClosed reports use of a domain after Close.
 	ErrDomainClosed = errors.New("hataori: domain is closed")
 	// ErrWorkerEntry reports a call made from a worker of a domain (this

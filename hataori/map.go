@@ -16,7 +16,17 @@ import (
 // stack.
 //
 // Map has no concurrency: f needs no synchronisation.
+//
+// Nil arguments follow one policy across Hataori's calls: a nil ctx means
+// context.Background(), and a nil f fails with ErrNilCallback before any
+// item runs (in a collective call, on every rank).
 func Map[T, U any](ctx context.Context, items []T, f func(T) (U, error)) ([]U, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if f == nil {
+		return nil, ErrNilCallback
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, canceledError("Map", err)
 	}

@@ -187,3 +187,38 @@ func catchPanic(t *testing.T, f func()) (pe *PanicError) {
 	f()
 	return nil
 }
+
+// Nil arguments follow one policy: a nil ctx is context.Background(), a nil
+// callback is ErrNilCallback before any item runs, and a zero Domain is
+// ErrNoDomain, never an index panic.
+func TestNilPolicy(t *testing.T) {
+	//lint:ignore SA1012 a nil context is what the test checks
+	out, err := Map(nil, []int{1, 2}, func(x int) (int, error) { return x + 1, nil }) //nolint:staticcheck
+	if err != nil || len(out) != 2 || out[1] != 3 {
+		t.Fatalf("Map with a nil ctx = %v, %v", out, err)
+	}
+	if _, err := Map[int, int](context.Background(), []int{1}, nil); !errors.Is(err, ErrNilCallback) {
+		t.Errorf("Map(nil f) = %v, want ErrNilCallback", err)
+	}
+	d := newTestDomain(t, 1)
+	if _, err := MapIn[int, int](context.Background(), d, Outer, []int{1}, nil); !errors.Is(err, ErrNilCallback) {
+		t.Errorf("MapIn(nil f) = %v, want ErrNilCallback", err)
+	}
+	//lint:ignore SA1012 a nil context is what the test checks
+	if out, err := MapIn(nil, d, Outer, []int{4}, func(x int) (int, error) { return x, nil }); err != nil || out[0] != 4 { //nolint:staticcheck
+		t.Errorf("MapIn with a nil ctx = %v, %v", out, err)
+	}
+	var zero Domain
+	if _, err := MapIn(context.Background(), &zero, Sequential, []int{1}, func(x int) (int, error) { return x, nil }); !errors.Is(err, ErrNoDomain) {
+		t.Errorf("MapIn on a zero Domain = %v, want ErrNoDomain", err)
+	}
+	if err := zero.Close(); !errors.Is(err, ErrNoDomain) {
+		t.Errorf("Close of a zero Domain = %v, want ErrNoDomain", err)
+	}
+	if err := zero.Parallel(2, func(int) {}); !errors.Is(err, ErrNoDomain) {
+		t.Errorf("Parallel on a zero Domain = %v, want ErrNoDomain", err)
+	}
+	if zero.Workers() != 0 || zero.CPUs() != nil {
+		t.Errorf("zero Domain: %d workers, cpus %v", zero.Workers(), zero.CPUs())
+	}
+}

@@ -20,7 +20,9 @@ import (
 //     failing item.
 //
 // Before any callback MapIn checks, in this order: a valid mode
-// (ErrInvalidMode), a non-nil domain (ErrNoDomain), an open domain
+// (ErrInvalidMode), a non-nil callback (ErrNilCallback; a nil ctx means
+// context.Background()), a domain made by NewDomain (ErrNoDomain for nil
+// or a zero Domain), an open domain
 // (ErrDomainClosed), a caller that is not a worker of any domain
 // (ErrWorkerEntry), and admission, which never blocks (ErrDomainBusy when
 // another operation holds d). Admission is released on return, whether
@@ -38,6 +40,12 @@ import (
 func MapIn[T, U any](ctx context.Context, d *Domain, mode LocalMode, items []T, f func(T) (U, error)) ([]U, error) {
 	if !mode.valid() {
 		return nil, fmt.Errorf("%w: %d", ErrInvalidMode, int(mode))
+	}
+	if f == nil {
+		return nil, ErrNilCallback
+	}
+	if ctx == nil {
+		ctx = context.Background()
 	}
 	release, err := d.admit()
 	if err != nil {

@@ -89,6 +89,11 @@ type Options struct {
 func Pmap[T, U any](ctx context.Context, comm Comm, d *Domain, opts Options, rootItems Maybe[[]T], f func(T) (U, error)) ([]U, error) {
 	if d != nil && d.foreign != nil {
 		// A carrier domain of package lanes: its callback takes the slot.
+		// A nil fn is a nil lanes callback: refused in the preflight.
+		if d.foreign.fn == nil {
+			g := func(int, T) (U, error) { var zero U; return zero, ErrNilCallback }
+			return pmapOn(ctx, comm, d.foreign.exec, opts, rootItems, g, false, &failure{Code: failDomain, Message: ErrNilCallback.Error()})
+		}
 		g, _ := d.foreign.fn.(func(int, T) (U, error))
 		if g == nil {
 			panic("hataori: internal error: lanes callback of the wrong type")
@@ -97,9 +102,14 @@ func Pmap[T, U any](ctx context.Context, comm Comm, d *Domain, opts Options, roo
 	}
 	var exec slot.Executor
 	var extra *failure
+	if f == nil {
+		// Refused in the preflight, on every rank, before any item runs.
+		extra = &failure{Code: failDomain, Message: ErrNilCallback.Error()}
+		f = func(T) (U, error) { var zero U; return zero, ErrNilCallback }
+	}
 	if d == nil {
 		exec = helperExec{}
-		if opts.Mode != Sequential {
+		if opts.Mode != Sequential && extra == nil {
 			extra = &failure{Code: failDomain, Message: fmt.Sprintf("an MPI-only Pmap (nil domain) needs mode Sequential, got %v", opts.Mode)}
 		}
 	} else {
@@ -187,7 +197,7 @@ func pmapOn[T, U any](ctx context.Context, comm Comm, exec slot.Executor, opts O
 				k.abortPanicked("Pmap", recover())
 			}
 		}()
-		if pf = pmapPreflightTyped(ctx, k, exec, &opts, rootItems.Present(), extra, nil, checkWireTypes[T, U]()); pf == nil {
+		if pf = pmapPreflight(ctx, k, exec, &opts, rootItems.Present(), extra, nil, checkWireTypes[T, U]()); pf == nil {
 			c.batch, c.prefetch = opts.BatchSize, opts.Prefetch
 			c.run(exec.Slots(), st.start)
 		}
@@ -196,7 +206,7 @@ func pmapOn[T, U any](ctx context.Context, comm Comm, exec slot.Executor, opts O
 	if err := exec.Run(st.work, coord); err != nil && !ran {
 		// Admission failed: the preflight still runs, so that every rank
 		// returns the same error.
-		pf = pmapPreflightTyped(ctx, k, exec, &opts, rootItems.Present(), extra, err, checkWireTypes[T, U]())
+		pf = pmapPreflight(ctx, k, exec, &opts, rootItems.Present(), extra, err, checkWireTypes[T, U]())
 	}
 	if pf != nil {
 		k.closeOrAbort()

@@ -16,14 +16,11 @@ import (
 // failure (nil when the executor was claimed). It normalises
 // opts.BatchSize (0 → 1). The ranks' slot counts travel right after it, in
 // each rank's first READY (see collectSlots).
-func pmapPreflight(ctx context.Context, k *collective, exec slot.Executor, opts *Options, hasItems bool, extra *failure, admitErr error) error {
-	return pmapPreflightTyped(ctx, k, exec, opts, hasItems, extra, admitErr, nil)
-}
-
-// pmapPreflightTyped is pmapPreflight with the result of the wire type
-// check of the call's item and result types (checkWireTypes), refused as a
-// failType failure whose cause, on every rank, matches ErrUnsupportedType.
-func pmapPreflightTyped(ctx context.Context, k *collective, exec slot.Executor, opts *Options, hasItems bool, extra *failure, admitErr, typeErr error) error {
+//
+// typeErr is the result of the wire type check of the call's item and
+// result types (checkWireTypes), refused as a failType failure whose cause,
+// on every rank, matches ErrUnsupportedType.
+func pmapPreflight(ctx context.Context, k *collective, exec slot.Executor, opts *Options, hasItems bool, extra *failure, admitErr, typeErr error) error {
 	if opts.BatchSize == 0 {
 		opts.BatchSize = 1
 	}

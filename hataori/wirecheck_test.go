@@ -10,6 +10,8 @@ import (
 
 type wcPoint struct{ x, y int }
 
+var _ = wcPoint{x: 1, y: 2} // the fields exist only to be refused
+
 type wcSample struct {
 	Name   string
 	Values Bulk[float64]

@@ -17,8 +17,11 @@ package hataori
 // has finished, is re-raised on the caller as a *PanicError (which MapIn
 // in turn re-raises on its caller).
 func (d *Domain) Parallel(n int, body func(i int)) error {
-	if d == nil {
+	if d == nil || len(d.workers) == 0 {
 		return ErrNoDomain
+	}
+	if body == nil {
+		return ErrNilCallback
 	}
 	if onWorker() {
 		return ErrWorkerEntry

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"github.com/hataori/hataori-go/hataori"
 	"github.com/hataori/hataori-go/internal/slot"
 )
 
@@ -28,7 +29,7 @@ func MapInLanes[T, U, E any](ctx context.Context, l *Lanes[E], items []T, f func
 		ctx = context.Background()
 	}
 	if f == nil {
-		return nil, fmt.Errorf("lanes: MapInLanes: nil callback")
+		return nil, fmt.Errorf("lanes: MapInLanes: %w", hataori.ErrNilCallback)
 	}
 	n := len(items)
 	out := make([]U, n)

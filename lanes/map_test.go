@@ -258,3 +258,18 @@ func TestMapInLanesBusy(t *testing.T) {
 		t.Fatalf("reentrant MapInLanes: %v, want ErrBusy", got)
 	}
 }
+
+// A nil callback or lane body is hataori.ErrNilCallback, before any lane
+// runs.
+func TestLanesNilCallback(t *testing.T) {
+	l, err := lanes.New([]int{0, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lanes.MapInLanes[int, int, int](context.Background(), l, []int{1}, nil); !errors.Is(err, hataori.ErrNilCallback) {
+		t.Errorf("MapInLanes(nil f) = %v, want ErrNilCallback", err)
+	}
+	if err := l.Run(context.Background(), nil); !errors.Is(err, hataori.ErrNilCallback) {
+		t.Errorf("Run(nil body) = %v, want ErrNilCallback", err)
+	}
+}

@@ -2,14 +2,10 @@ package lanes
 
 import (
 	"context"
-	"errors"
 
 	"github.com/hataori/hataori-go/hataori"
 	"github.com/hataori/hataori-go/internal/slot"
 )
-
-// errNilCallback is the item error of a PmapLanes call given a nil callback.
-var errNilCallback = errors.New("lanes: PmapLanes: nil callback")
 
 // PmapLanes is hataori.Pmap with this rank's local execution on the lanes
 // of l: the same collective protocol, scheduler and wire, with one slot per
@@ -27,19 +23,16 @@ var errNilCallback = errors.New("lanes: PmapLanes: nil callback")
 // for hataori.Pmap; opts.Mode is only checked for validity. Local mistakes
 // stay collective, so that no rank is left waiting: lanes that are already
 // running (ErrBusy) or a nil l (ErrNoEngine) fail this rank's admission
-// inside the call's preflight, and a nil f fails every item it would run.
+// inside the call's preflight, and so does a nil f (hataori.ErrNilCallback).
 func PmapLanes[T, U, E any](ctx context.Context, comm hataori.Comm, l *Lanes[E], opts hataori.Options, rootItems hataori.Maybe[[]T], f func(item T, engine E) (U, error)) ([]U, error) {
 	var exec slot.Executor = refusingExec{ErrNoEngine}
 	var engines []E
 	if l != nil {
 		exec, engines = laneExec[E]{l}, l.engines
 	}
-	fn := func(s int, item T) (U, error) {
-		if f == nil {
-			var zero U
-			return zero, errNilCallback
-		}
-		return f(item, engines[s])
+	var fn any // nil: refused in the preflight with hataori.ErrNilCallback
+	if f != nil {
+		fn = func(s int, item T) (U, error) { return f(item, engines[s]) }
 	}
 	d := slot.Carrier(exec, fn).(*hataori.Domain)
 	return hataori.Pmap(ctx, comm, d, opts, rootItems, func(T) (U, error) {

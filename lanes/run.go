@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+
+	"github.com/hataori/hataori-go/hataori"
 )
 
 // Run lends engine i to body(i, engine, c) on lane i, one goroutine per lane,
@@ -50,7 +52,7 @@ type laneOutcome struct {
 
 func (l *Lanes[E]) run(ctx context.Context, body func(int, E, *Control) error, coord func(*Control) error) error {
 	if body == nil {
-		return fmt.Errorf("lanes: nil lane body")
+		return fmt.Errorf("lanes: nil lane body: %w", hataori.ErrNilCallback)
 	}
 	if ctx == nil {
 		ctx = context.Background()
