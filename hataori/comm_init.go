@@ -12,14 +12,23 @@ import (
 type ThreadLevel int
 
 // The MPI thread-support levels, in increasing order. Hataori's collective
-// calls need at least ThreadFunneled when the local work runs on other
-// goroutines (a Domain or lanes), since only the calling goroutine makes
-// MPI calls.
+// calls need at least ThreadFunneled when the callbacks run on other
+// goroutines (always, except for an MPI-only Pmap at ThreadSingle), since
+// only the calling goroutine makes MPI calls.
 const (
-	ThreadSingle     ThreadLevel = ThreadLevel(mpi.ThreadSingle)
-	ThreadFunneled   ThreadLevel = ThreadLevel(mpi.ThreadFunneled)
-	ThreadSerialized ThreadLevel = ThreadLevel(mpi.ThreadSerialized)
-	ThreadMultiple   ThreadLevel = ThreadLevel(mpi.ThreadMultiple)
+	ThreadSingle ThreadLevel = iota
+	ThreadFunneled
+	ThreadSerialized
+	ThreadMultiple
+)
+
+// The transport normalises the levels to the same values (a compile-time
+// check: any difference is an invalid array index).
+var (
+	_ = [1]struct{}{}[ThreadSingle-ThreadLevel(mpi.ThreadSingle)]
+	_ = [1]struct{}{}[ThreadFunneled-ThreadLevel(mpi.ThreadFunneled)]
+	_ = [1]struct{}{}[ThreadSerialized-ThreadLevel(mpi.ThreadSerialized)]
+	_ = [1]struct{}{}[ThreadMultiple-ThreadLevel(mpi.ThreadMultiple)]
 )
 
 // String returns the MPI name of the level.
