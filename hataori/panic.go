@@ -6,11 +6,14 @@ import (
 	"runtime/debug"
 )
 
-// PanicError is the value Map and MapIn re-panic with, on the calling
-// goroutine, when a callback panicked: Value is the callback's original
-// panic value and Stack the stack of the goroutine that panicked, taken
-// where it panicked. MapIn re-panics only after every worker has finished
-// its current item, and the domain stays usable.
+// PanicError is the one value every local call re-panics with, on the
+// calling goroutine, when a callback panicked: Map, MapIn, Domain.Parallel,
+// and package lanes (Run, RunWithCoordinator, MapInLanes). Value is the
+// callback's original panic value and Stack the stack of the goroutine
+// that panicked, taken where it panicked. The re-panic comes only after
+// every worker or lane has finished, and the domain or the engines stay
+// usable. (In a collective call a panic cannot be re-raised on every rank:
+// it aborts the job with ExitPanic instead.)
 //
 // Recover it with
 //
@@ -20,6 +23,10 @@ type PanicError struct {
 	Value any
 	// Stack is the panicking goroutine's stack (runtime/debug.Stack).
 	Stack []byte
+	// Lane is set by package lanes: the index of the lane whose body
+	// panicked, or lanes.CoordinatorLane (-1) for the coordinator. It is 0
+	// for the other calls.
+	Lane int
 
 	goexit bool // the callback called runtime.Goexit instead of panicking
 }

@@ -116,4 +116,10 @@ func init() {
 		return &Domain{id: -1, foreign: &foreignExec{exec: exec, fn: fn}}
 	}
 	slot.MapError = func(i int, err error) error { return newMapError(i, err) }
+	slot.CapturePanic = func(lane int, r any) any {
+		p := capturePanic(r)
+		p.Lane = lane
+		return p
+	}
+	slot.Repanic = func(p any) { repanic(p.(*PanicError)) }
 }

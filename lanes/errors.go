@@ -3,8 +3,9 @@ package lanes
 import (
 	"errors"
 	"fmt"
-	"runtime"
-	"runtime/debug"
+
+	"github.com/hataori/hataori-go/hataori"
+	"github.com/hataori/hataori-go/internal/slot"
 )
 
 // ErrNoEngine is returned by New for an empty engine list: a lane executor
@@ -48,60 +49,17 @@ func (e *CoordinatorError) Error() string {
 // Unwrap returns the coordinator's error.
 func (e *CoordinatorError) Unwrap() error { return e.Err }
 
-// CoordinatorLane is the Lane value of a PanicError raised by a coordinator.
+// CoordinatorLane is the Lane of a *hataori.PanicError raised by a coordinator.
 const CoordinatorLane = -1
 
-// PanicError is the value a run re-panics with on the caller's goroutine when
-// a lane body or the coordinator panicked. It is raised only after every lane
-// was cancelled and joined. Recover it with a type assertion,
-//
-//	if pe, ok := recover().(*lanes.PanicError); ok { … pe.Lane, pe.Value … }
-//
-// to reach the original panic value and the stack on which it was raised. A
-// lane body that calls runtime.Goexit (testing.T.FailNow, for example) makes
-// the caller's goroutine exit the same way once every lane was joined.
-type PanicError struct {
-	// Lane is the index of the panicking lane, or CoordinatorLane.
-	Lane int
-	// Value is the value passed to panic.
-	Value any
-	// Stack is the stack trace of the panicking goroutine.
-	Stack []byte
-
-	goexit bool // the body called runtime.Goexit instead of panicking
-}
-
-// Error implements error.
-func (p *PanicError) Error() string {
-	who := fmt.Sprintf("lane %d", p.Lane)
-	if p.Lane == CoordinatorLane {
-		who = "coordinator"
-	}
-	return fmt.Sprintf("lanes: %s panicked: %v\n\n%s", who, p.Value, p.Stack)
-}
-
-// Unwrap returns the panic value when it is an error, so that errors.Is and
-// errors.As reach it.
-func (p *PanicError) Unwrap() error {
-	err, _ := p.Value.(error)
-	return err
-}
-
 // capturePanic records a recovered value (call it from the deferred function
-// that recovered, so the stack shows the panic site). r == nil means the
+// that recovered, so the stack shows the panic site) as the one panic type
+// of Hataori, *hataori.PanicError, with its Lane set. r == nil means the
 // goroutine is leaving through runtime.Goexit (for example testing.T.FailNow).
-func capturePanic(lane int, r any) *PanicError {
-	if r == nil {
-		return &PanicError{Lane: lane, Value: "runtime.Goexit called", Stack: debug.Stack(), goexit: true}
-	}
-	return &PanicError{Lane: lane, Value: r, Stack: debug.Stack()}
+func capturePanic(lane int, r any) *hataori.PanicError {
+	return slot.CapturePanic(lane, r).(*hataori.PanicError)
 }
 
 // raise re-raises a captured panic on the caller: a Goexit as a Goexit, any
-// other panic as the *PanicError itself.
-func (p *PanicError) raise() {
-	if p.goexit {
-		runtime.Goexit()
-	}
-	panic(p)
-}
+// other panic as the *hataori.PanicError itself.
+func raise(p *hataori.PanicError) { slot.Repanic(p) }

@@ -20,7 +20,7 @@ import (
 // returns the callback's error. When ctx ends, no further item is handed out
 // and MapInLanes returns an error wrapping ctx.Err() (unless every item had
 // already been handed out). A panic in f cancels the run (no further item is
-// handed out) and is re-panicked on the caller as a *PanicError once every
+// handed out) and is re-panicked on the caller as a *hataori.PanicError once every
 // lane has been joined; the engines stay the caller's and usable.
 //
 // It fails with ErrBusy when l is already running.

@@ -174,9 +174,9 @@ func TestMapInLanesPanicAfterJoin(t *testing.T) {
 		defer func() {
 			// Recovered only after the join: no callback may be in flight.
 			afterPanic = inFlight.Load()
-			pe, ok := recover().(*lanes.PanicError)
+			pe, ok := recover().(*hataori.PanicError)
 			if !ok {
-				t.Fatalf("recovered %T, want *lanes.PanicError", pe)
+				t.Fatalf("recovered %T, want *hataori.PanicError", pe)
 			}
 			if pe.Value != "boom at 10" || len(pe.Stack) == 0 || pe.Lane < 0 || pe.Lane >= 2 {
 				t.Fatalf("PanicError = {lane %d, %v, %d-byte stack}", pe.Lane, pe.Value, len(pe.Stack))

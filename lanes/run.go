@@ -15,7 +15,7 @@ import (
 // A lane body that returns an error or panics cancels the Control, so peers
 // waiting on c.Done() are released; the run's context being done cancels it
 // too. The outcome is, in this order of precedence: a panic of the lowest
-// panicking lane, re-panicked on the caller as a *PanicError after every lane
+// panicking lane, re-panicked on the caller as a *hataori.PanicError after every lane
 // was joined; a *LaneError for the lowest failing lane; nil.
 //
 // Run fails with ErrBusy when the lanes are already running, and with the
@@ -33,7 +33,7 @@ func (l *Lanes[E]) Run(ctx context.Context, body func(lane int, engine E, c *Con
 // lane panic or an explicit Cancel.
 //
 // The outcome is, in this order of precedence: a lane panic (lowest lane),
-// then a coordinator panic, each re-panicked on the caller as a *PanicError
+// then a coordinator panic, each re-panicked on the caller as a *hataori.PanicError
 // after every lane was joined; a *LaneError for the lowest failing lane; a
 // *CoordinatorError when the coordinator failed while every lane ended
 // cleanly; nil.
@@ -47,7 +47,7 @@ func (l *Lanes[E]) RunWithCoordinator(ctx context.Context, body func(lane int, e
 // laneOutcome is what one lane (or the coordinator) left behind.
 type laneOutcome struct {
 	err   error
-	panic *PanicError
+	panic *hataori.PanicError
 }
 
 func (l *Lanes[E]) run(ctx context.Context, body func(int, E, *Control) error, coord func(*Control) error) error {
@@ -106,11 +106,11 @@ func (l *Lanes[E]) run(ctx context.Context, body func(int, E, *Control) error, c
 
 	for i := range outcomes {
 		if p := outcomes[i].panic; p != nil {
-			p.raise()
+			raise(p)
 		}
 	}
 	if co.panic != nil {
-		co.panic.raise()
+		raise(co.panic)
 	}
 	for i := range outcomes {
 		if err := outcomes[i].err; err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/hataori/hataori-go/hataori"
 	"github.com/hataori/hataori-go/lanes"
 )
 
@@ -91,7 +92,7 @@ func TestCoordinatorPanicReleasesLanes(t *testing.T) {
 			panic("coordinator boom")
 		})
 	})
-	pe, ok := r.(*lanes.PanicError)
+	pe, ok := r.(*hataori.PanicError)
 	if !ok || pe.Lane != lanes.CoordinatorLane || pe.Value != "coordinator boom" || len(pe.Stack) == 0 {
 		t.Fatalf("recovered %#v, want the coordinator's *PanicError", r)
 	}
@@ -167,7 +168,7 @@ func TestLanePanicReleasesPeers(t *testing.T) {
 			return nil
 		})
 	})
-	pe, ok := r.(*lanes.PanicError)
+	pe, ok := r.(*hataori.PanicError)
 	if !ok || pe.Lane != 0 || len(pe.Stack) == 0 {
 		t.Fatalf("recovered %#v, want lane 0's *PanicError", r)
 	}

@@ -58,3 +58,12 @@ var Carrier func(exec Executor, fn any) any
 // MapError is set by package hataori: it returns the *hataori.MapError of
 // item i failing with err.
 var MapError func(i int, err error) error
+
+// CapturePanic is set by package hataori: called from the deferred function
+// that recovered r (nil for runtime.Goexit), it returns the
+// *hataori.PanicError of lane, with the stack of the panic site.
+var CapturePanic func(lane int, r any) any
+
+// Repanic is set by package hataori: it re-raises a *hataori.PanicError on
+// the calling goroutine (a Goexit as a Goexit).
+var Repanic func(p any)
