@@ -7,8 +7,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/hataori/hataori-go/lanes"
 )
 
@@ -37,7 +35,7 @@ func newPoolEngine(id, workers int) *poolEngine {
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
 			mu.Lock()
-			e.tids[unix.Gettid()] = true
+			e.tids[threadID()] = true
 			mu.Unlock()
 			started.Done()
 			for job := range e.jobs {
@@ -63,7 +61,7 @@ func (e *poolEngine) close() {
 // sumSquares returns 0² + 1² + … + x², computed over the pool's workers
 // (worker w sums the terms j ≡ w mod workers).
 func (e *poolEngine) sumSquares(x int) (int64, error) {
-	if e.tids[unix.Gettid()] {
+	if e.tids[threadID()] {
 		return 0, fmt.Errorf("engine %d: called from one of its own workers", e.id)
 	}
 	w := e.workers()

@@ -8,8 +8,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/hataori/hataori-go/hataori"
 	"github.com/hataori/hataori-go/lanes"
 )
@@ -110,7 +108,7 @@ func TestMapInLanesThreads(t *testing.T) {
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	caller := unix.Gettid()
+	caller := threadID()
 
 	var threads threadLog[*poolEngine]
 	items := make([]int, 64)

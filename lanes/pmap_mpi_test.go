@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/hataori/hataori-go/hataori"
 	"github.com/hataori/hataori-go/hataori/mpitest"
 	"github.com/hataori/hataori-go/lanes"
@@ -72,7 +70,7 @@ func pmapLanesRank(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	coordinator := unix.Gettid()
+	coordinator := threadID()
 	ctx := context.Background()
 	opts := hataori.Options{Root: 0, BatchSize: 3}
 	// onRoot supplies xs on the root only, as PmapLanes wants.

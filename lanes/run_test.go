@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/hataori/hataori-go/hataori"
 	"github.com/hataori/hataori-go/lanes"
 )
@@ -241,12 +239,12 @@ func TestSingleLaneOverlapsCoordinator(t *testing.T) {
 	var laneTid, coordTid int
 	bound(t, func() {
 		err = l.RunWithCoordinator(context.Background(), func(lane int, e *poolEngine, c *lanes.Control) error {
-			laneTid = unix.Gettid()
+			laneTid = threadID()
 			ping <- lane
 			<-pong
 			return nil
 		}, func(c *lanes.Control) error {
-			coordTid = unix.Gettid()
+			coordTid = threadID()
 			<-ping
 			pong <- 0
 			return nil
@@ -273,11 +271,11 @@ func TestLaneThreadsWithCoordinator(t *testing.T) {
 		lent := make([]*poolEngine, len(engines))
 		var caller int
 		err := l.RunWithCoordinator(context.Background(), func(lane int, e *poolEngine, c *lanes.Control) error {
-			tids[lane], lent[lane] = unix.Gettid(), e
+			tids[lane], lent[lane] = threadID(), e
 			_, err := e.sumSquares(100) // refuses its own pool's workers
 			return err
 		}, func(c *lanes.Control) error {
-			caller = unix.Gettid()
+			caller = threadID()
 			return nil
 		})
 		if err != nil {

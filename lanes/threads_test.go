@@ -5,8 +5,6 @@ import (
 	"runtime"
 	"sync"
 	"testing"
-
-	"golang.org/x/sys/unix"
 )
 
 // threadLog records the OS threads on which each key (an engine, an
@@ -23,7 +21,7 @@ type threadLog[K interface {
 
 // record notes that k is in use on the calling goroutine's OS thread.
 func (l *threadLog[K]) record(k K) {
-	tid := unix.Gettid()
+	tid := threadID()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.tids == nil {
@@ -91,7 +89,7 @@ func TestThreadLogCheck(t *testing.T) {
 	var log threadLog[*poolEngine]
 	log.record(a)
 	log.record(a)
-	if owner := log.check(t, -1); len(owner) != 1 || owner[unix.Gettid()] != a {
+	if owner := log.check(t, -1); len(owner) != 1 || owner[threadID()] != a {
 		t.Errorf("after recording a twice on this thread: owners %v", owner)
 	}
 }

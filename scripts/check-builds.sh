@@ -6,7 +6,7 @@
 #  (b) the default build (no tag) contains no purego, no mpiabi and no MPI
 #      symbols;
 #  (c) -tags mpirt,mpicgo fails to compile with the message naming the
-#      conflict;
+#      conflict, and CGO_ENABLED=0 -tags mpicgo with one error naming the fix;
 #  (d) the cgo backend (-tags mpicgo) builds with CC=mpicc (Open MPI) and
 #      CC=mpicc.mpich (MPICH), and each binary links that MPI's library.
 # Each check prints one line; the script stops at the first failure. A
@@ -92,6 +92,16 @@ grep -q 'Hataori_build_tags_mpirt_and_mpicgo_are_mutually_exclusive' "$tmp/both.
   fail "(c) -tags mpirt,mpicgo failed without the conflict message"
 }
 ok "(c) -tags mpirt,mpicgo fails: $(grep -o 'undefined: Hataori_build_tags[A-Za-z_]*' "$tmp/both.txt" | head -1)"
+
+# (c') the cgo backend without cgo: one named error, not a wall of undefined names.
+if CGO_ENABLED=0 go build -tags mpicgo ./hataori > "$tmp/nocgo.txt" 2>&1; then
+  fail "(c') CGO_ENABLED=0 -tags mpicgo compiled"
+fi
+if ! grep -q 'Hataori_build_tag_mpicgo_needs_cgo' "$tmp/nocgo.txt" || [ "$(grep -c 'undefined' "$tmp/nocgo.txt")" -ne 1 ]; then
+  cat "$tmp/nocgo.txt" >&2
+  fail "(c') CGO_ENABLED=0 -tags mpicgo failed without the one named error"
+fi
+ok "(c') CGO_ENABLED=0 -tags mpicgo fails: $(grep -o 'undefined: Hataori_build_tag_mpicgo[A-Za-z_]*' "$tmp/nocgo.txt" | head -1)"
 
 # (d) cgo backend against each MPI.
 for pair in "mpicc libmpi.so.40" "mpicc.mpich libmpich.so"; do

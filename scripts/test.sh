@@ -45,6 +45,16 @@ export HATAORI_REQUIRE_MPI=1
 step "go test -race, default build (no MPI backend)"
 go test -race -shuffle=on -count=1 ./...
 
+step "go test without -race (the allocation tests skip under -race), darwin vet and test builds"
+go test -count=1 -run 'Alloc' ./hataori/internal/wire/ ./mpiabi/
+go test -count=1 -tags mpirt -run 'Alloc' ./mpiabi/
+GOOS=darwin go vet ./...
+GOOS=darwin go vet -tags mpirt ./...
+for pkg in $(go list ./...); do
+	GOOS=darwin go test -c -o /dev/null "$pkg" >/dev/null
+	GOOS=darwin go test -c -tags mpirt -o /dev/null "$pkg" >/dev/null
+done
+
 step "go test -race, run-time backend (mpirt) under Open MPI and MPICH"
 go test -race -shuffle=on -count=1 -tags mpirt,hataoridebug ./...
 
