@@ -83,10 +83,15 @@ type DomainConfig struct {
 	// mpirun a rank bound to one core would otherwise time-share all its
 	// workers on that core.
 	Oversubscribe bool
-
-	startHook func(slot int)      // tests: runs in each worker before it reports
-	pin       func(cpu int) error // tests: replaces pinThread
 }
+
+// Seams for the domain tests: pinCPU pins the calling thread (a test
+// replaces it to make a pin fail), and workerStartHook, when set, runs in
+// each new worker before it reports (to delay one).
+var (
+	pinCPU          = pinThread
+	workerStartHook func(slot int)
+)
 
 // Domain is a rank-local execution resource: a fixed set of worker
 // goroutines that MapIn and Pmap run callbacks on. At most one operation is
@@ -153,12 +158,9 @@ func NewDomain(cfg DomainConfig) (*Domain, error) {
 	d := &Domain{
 		cpus:    slices.Clone(cfg.CPUs),
 		pinOn:   cfg.Placement == Managed && pinningSupported,
-		pin:     cfg.pin,
+		pin:     pinCPU,
 		workers: make([]*domainWorker, cfg.Workers),
 		stopped: make(chan struct{}),
-	}
-	if d.pin == nil {
-		d.pin = pinThread
 	}
 	if d.pinOn {
 		d.placement.Store(int32(Verified))
@@ -175,7 +177,7 @@ func NewDomain(cfg DomainConfig) (*Domain, error) {
 		}
 		d.workers[i] = w
 		d.workerStarting()
-		go d.runWorker(w, reports, cfg.startHook)
+		go d.runWorker(w, reports, workerStartHook)
 	}
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()

@@ -93,7 +93,8 @@ func TestNewDomainPinFailure(t *testing.T) {
 	var mu sync.Mutex
 	var pinned []int
 	cfg := DomainConfig{Oversubscribe: true, Workers: len(allowed), CPUs: allowed, Placement: Managed}
-	cfg.pin = func(cpu int) error {
+	defer func() { pinCPU = pinThread }()
+	pinCPU = func(cpu int) error {
 		mu.Lock()
 		pinned = append(pinned, cpu)
 		mu.Unlock()
@@ -142,7 +143,8 @@ func TestNewDomainStartTimeout(t *testing.T) {
 	base := liveWorkers.Load()
 	hold := make(chan struct{})
 	cfg := DomainConfig{Oversubscribe: true, Workers: 3, StartTimeout: 20 * time.Millisecond}
-	cfg.startHook = func(slot int) {
+	defer func() { workerStartHook = nil }()
+	workerStartHook = func(slot int) {
 		if slot == 1 {
 			<-hold
 		}
