@@ -66,6 +66,9 @@ if [ "${HATAORI_TEST_QUICK:-0}" != 1 ]; then
 	CC=mpicc.mpich go test -race -shuffle=on -count=1 -tags mpicgo,hataoridebug ./...
 fi
 
+step "fuzz every decoder (scripts/fuzz.sh)"
+scripts/fuzz.sh
+
 step "build boundaries"
 scripts/check-builds.sh
 

@@ -51,7 +51,7 @@ func CheckType(t reflect.Type) error {
 		}
 		return nil
 	}
-	c := &typeChecker{root: t, seen: map[reflect.Type]bool{}}
+	c := &typeChecker{seen: map[reflect.Type]bool{}, inlining: map[reflect.Type]bool{}}
 	var e *Error
 	if !shapeOf(t).ok { // a top-level numeric slice travels in bulk
 		if p := c.check(t, path{}); p != nil {
@@ -69,12 +69,16 @@ func CheckType(t reflect.Type) error {
 func CheckTypeFor[T any]() error { return CheckType(reflect.TypeFor[T]()) }
 
 // path locates a part of the checked type as a Go expression on a value of
-// it, without the value: "x", "Inner.x", "[i].Name", "Index[k]".
+// it, without the value: "x", "Inner.x", "[i].Name", "Index[k]" (a map's
+// values), "Index[key]" (its keys).
 type path struct {
 	expr  string
-	key   bool // the problem is the key type of the map at expr
-	field bool // the last step of expr selects a struct field
+	key   bool // expr ends with "[key]": the map key type itself
+	field bool // the last step of expr (before "[key]") selects a struct field
 }
+
+// mapKey is the path of the key type of the map at p.
+func (p path) mapKey() path { return path{expr: p.expr + "[key]", key: true, field: p.field} }
 
 func (p path) dot(name string) path {
 	if p.expr == "" {
@@ -97,10 +101,11 @@ func (p path) where() string {
 		s = "element " + p.expr
 	}
 	if p.key {
-		if s == "" {
+		base := path{expr: strings.TrimSuffix(p.expr, "[key]"), field: p.field}.where()
+		if base == "" {
 			return "the map key type"
 		}
-		return "the key type of " + s
+		return "the key type of " + base
 	}
 	return s
 }
@@ -128,15 +133,12 @@ func (p *problem) text() string {
 }
 
 type typeChecker struct {
-	root reflect.Type
-	seen map[reflect.Type]bool // composite types already checked or in progress
+	seen     map[reflect.Type]bool // composite types already checked or in progress
+	inlining map[reflect.Type]bool // struct types whose fields are being laid out
 }
 
-var (
-	interfaceMsg = "the dynamic type of an interface value does not survive the wire " +
-		"(an int comes back as int8, a struct as map[string]interface {}); use a concrete type"
-	cannotMsg = "msgpack cannot encode it"
-)
+const interfaceMsg = "the dynamic type of an interface value does not survive the wire " +
+	"(an int comes back as int8, a struct as map[string]interface {}); use a concrete type"
 
 // check reports the first problem of t at p, or nil.
 func (c *typeChecker) check(t reflect.Type, p path) *problem {
@@ -183,8 +185,7 @@ func (c *typeChecker) check(t reflect.Type, p path) *problem {
 	case reflect.Slice, reflect.Array:
 		return c.check(t.Elem(), p.index("[i]"))
 	case reflect.Map:
-		kp := p
-		kp.key = true
+		kp := p.mapKey()
 		if pr := c.check(t.Key(), kp); pr != nil {
 			return pr
 		}
@@ -241,6 +242,8 @@ func (c *typeChecker) checkStruct(t reflect.Type, p path) *problem {
 // in order, with embedded structs inlined as msgpack inlines them, and
 // reports a field msgpack would skip or cannot decode.
 func (c *typeChecker) structFields(t reflect.Type, p path) ([]msgpackField, *problem) {
+	c.inlining[t] = true
+	defer delete(c.inlining, t)
 	var out []msgpackField
 	names := map[string]bool{} // msgpack's fs.Map while the fields are added
 	for i := 0; i < t.NumField(); i++ {
@@ -271,6 +274,11 @@ func (c *typeChecker) structFields(t reflect.Type, p path) ([]msgpackField, *pro
 				base = base.Elem()
 			}
 			if base.Kind() == reflect.Struct && defaultCoded(base) {
+				if c.inlining[base] {
+					// msgpack inlines without end and overflows the stack.
+					return nil, &problem{at: at, msg: fmt.Sprintf(
+						"embeds %s inside itself, which msgpack inlines without end (tag the field `msgpack:\",noinline\"` or make it a named field)", base)}
+				}
 				inner, pr := c.structFields(base, at)
 				if pr != nil {
 					return nil, pr

@@ -1,5 +1,7 @@
 package wire
 
+//lint:file-ignore U1000 the test types carry unexported fields nothing reads on purpose: they are what CheckType refuses (or, tagged, leaves out)
+
 import (
 	"encoding/binary"
 	"errors"
@@ -127,6 +129,23 @@ type shadowAfter struct {
 	X int
 }
 
+// selfEmbed embeds a pointer to itself: msgpack inlines it without end.
+type selfEmbed struct {
+	*selfEmbed
+	X int
+}
+
+type loopA struct {
+	*LoopB
+	A int
+}
+
+// LoopB closes the embedding loop of loopA.
+type LoopB struct {
+	*loopA `msgpack:"a"`
+	B      int
+}
+
 type badNode struct {
 	V    int
 	Next *badNode
@@ -183,6 +202,8 @@ func TestCheckTypeRefuses(t *testing.T) {
 		{reflect.TypeFor[[][]complex128](), "element [i][i] has type complex128"},
 		{reflect.TypeFor[map[*int]int](), "the map key type holds pointers (*int), whose identity does not survive the wire"},
 		{reflect.TypeFor[ptrKeyMap](), "the key type of field M holds pointers (wire.ptrKey)"},
+		{reflect.TypeFor[map[point]int](), "field [key].x is unexported"},
+		{reflect.TypeFor[struct{ M map[[1]any]int }](), "element M[key][i] has interface type interface {}"},
 		{reflect.TypeFor[map[string]ptrOnly](), "element [k] has type wire.ptrOnly, whose msgpack encoding method EncodeMsgpack has a pointer receiver"},
 		{reflect.TypeFor[encOnly](), "it has type wire.encOnly, which has the msgpack encoding method MarshalText but no decoding method"},
 		{reflect.TypeFor[[]decOnly](), "element [i] has type wire.decOnly, which has the msgpack decoding method UnmarshalText but no encoding method"},
@@ -195,6 +216,8 @@ func TestCheckTypeRefuses(t *testing.T) {
 		{reflect.TypeFor[inlineShadow](), `field Inner.X is shadowed by an earlier field with the msgpack name "X"`},
 		{reflect.TypeFor[dupTags](), `fields A and B of wire.dupTags both have the msgpack name "k", so one of them is lost`},
 		{reflect.TypeFor[[]shadowAfter](), `in element [i]: fields Inner.X and X of wire.shadowAfter both have the msgpack name "X"`},
+		{reflect.TypeFor[selfEmbed](), "field selfEmbed embeds wire.selfEmbed inside itself, which msgpack inlines without end"},
+		{reflect.TypeFor[loopA](), "field LoopB.loopA embeds wire.loopA inside itself"},
 		{reflect.TypeFor[badNode](), "field tag is unexported"},
 		{reflect.TypeFor[badTree](), "field hid is unexported"},
 		{reflect.TypeFor[struct{ Kids []hidden }](), "field Kids[i].x is unexported"},
@@ -324,6 +347,12 @@ type shadowed struct {
 type noinlinePtr struct {
 	*Inner `msgpack:",noinline"`
 	A      int
+}
+
+// SelfNoinline embeds a pointer to itself as a field of its own.
+type SelfNoinline struct {
+	*SelfNoinline `msgpack:",noinline"`
+	X             int
 }
 
 type tree struct {
@@ -463,6 +492,7 @@ func TestCheckTypeAcceptsAndRoundTrips(t *testing.T) {
 	accept(t, noinlinePtr{A: 2}, nil)
 	accept(t, tree{Name: "root", Kids: []tree{{Name: "a"}, {Name: "b", Kids: []tree{{Name: "c"}}}}}, nil)
 	accept(t, &node{V: 1, Next: &node{V: 2}}, nil)
+	accept(t, SelfNoinline{SelfNoinline: &SelfNoinline{X: 2}, X: 1}, nil)
 	now := time.Now()
 	accept(t, now, func(a, b time.Time) bool { return a.Equal(b) })
 	accept(t, struct{}{}, nil)
