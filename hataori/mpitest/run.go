@@ -64,6 +64,10 @@ func Run(t *testing.T, cfg Config) {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
 	}
+	s, err := siteFrom(os.Environ())
+	if err != nil {
+		t.Fatalf("mpitest.Run: %v", err)
+	}
 	ps, why := pairings(cfg.Mismatch)
 	if len(ps) == 0 {
 		t.Skipf("skipping multi-rank test %s: %s", cfg.Test, why)
@@ -81,7 +85,7 @@ func Run(t *testing.T, cfg Config) {
 			if code, ok := cfg.ExitCodes[p.launcher.name]; ok {
 				jc.ExitCode = code
 			}
-			runJob(t, bin, p, env, jc)
+			runJob(t, bin, p, s, env, jc)
 		})
 	}
 }
@@ -105,13 +109,13 @@ type jobResult struct {
 }
 
 // runJob runs one job and checks its outcome.
-func runJob(t *testing.T, bin string, p pairing, env []string, cfg Config) {
+func runJob(t *testing.T, bin string, p pairing, s site, env []string, cfg Config) {
 	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatalf("cannot find the test binary: %v", err)
 	}
-	r := startJob(bin, p, env, self, cfg)
+	r := startJob(bin, p, s, env, self, cfg)
 	switch {
 	case r.timedOut:
 		t.Fatalf("%s: killed after the %s timeout; output so far:\n%s", r.desc, cfg.Timeout, r.output)
@@ -124,11 +128,13 @@ func runJob(t *testing.T, bin string, p pairing, env []string, cfg Config) {
 	}
 }
 
-// startJob runs program under the pairing's launcher with cfg.Timeout as
-// a hard limit: on expiry the launcher and every process it started are
-// killed (Contain), and whatever outlived the job is killed after it (Reap).
-func startJob(bin string, p pairing, env []string, program string, cfg Config) jobResult {
-	args := append(p.launcher.args(cfg.Ranks), program,
+// startJob runs program under the pairing's launcher, on the hosts of s
+// (one host when s has none), with cfg.Timeout as a hard limit: on expiry
+// the launcher and every process it started are killed (Contain), and
+// whatever outlived the job is killed after it (Reap).
+func startJob(bin string, p pairing, s site, env []string, program string, cfg Config) jobResult {
+	added := append(append([]string{ChildEnv + "=1"}, env...), cfg.Env...)
+	args := append(s.args(p, cfg.Ranks, added), program,
 		"-test.run=^"+cfg.Test+"$", "-test.count=1", "-test.v=true",
 		// The child's own timeout fires first and dumps its goroutines.
 		fmt.Sprintf("-test.timeout=%s", cfg.Timeout*9/10))
@@ -137,15 +143,19 @@ func startJob(bin string, p pairing, env []string, program string, cfg Config) j
 	cmd := exec.CommandContext(ctx, bin, args...)
 	Contain(cmd)
 	cmd.WaitDelay = killGrace + 5*time.Second
-	cmd.Env = append(append(append(os.Environ(), ChildEnv+"=1"), env...), cfg.Env...)
+	cmd.Env = append(os.Environ(), added...)
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &out
 	start := time.Now()
 	runErr := cmd.Run()
 	Reap(cmd)
+	desc := fmt.Sprintf("%s %s (%d ranks)", p.launcher.bin, cfg.Test, cfg.Ranks)
+	if s.multiHost() && p.launcher.name == p.lib.name {
+		desc = fmt.Sprintf("%s %s (%d ranks on hosts %s)", p.launcher.bin, cfg.Test, cfg.Ranks, s.hostList())
+	}
 	r := jobResult{
-		desc:     fmt.Sprintf("%s %s (%d ranks)", p.launcher.bin, cfg.Test, cfg.Ranks),
+		desc:     desc,
 		output:   out.String(),
 		elapsed:  time.Since(start),
 		timedOut: ctx.Err() != nil,

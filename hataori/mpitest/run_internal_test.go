@@ -59,7 +59,7 @@ func TestStartJobTimeout(t *testing.T) {
 	fake := launcher{name: "fake", bin: "sh", args: func(int) []string {
 		return []string{"-c", "echo started; sleep 60 & sleep 60", "sh"}
 	}}
-	r := startJob("/bin/sh", pairing{launcher: fake, lib: fake}, nil, "prog",
+	r := startJob("/bin/sh", pairing{launcher: fake, lib: fake}, site{}, nil, "prog",
 		Config{Ranks: 1, Test: "TestX", Timeout: 300 * time.Millisecond})
 	if !r.timedOut || !strings.Contains(r.output, "started") {
 		t.Fatalf("startJob = %+v, want a timeout with the output so far", r)
@@ -72,7 +72,7 @@ func TestStartJobExitCode(t *testing.T) {
 	fake := launcher{name: "fake", bin: "sh", args: func(int) []string {
 		return []string{"-c", `echo "$@" "$` + ChildEnv + `"; exit 3`, "sh"}
 	}}
-	r := startJob("/bin/sh", pairing{launcher: fake, lib: fake}, nil, "prog",
+	r := startJob("/bin/sh", pairing{launcher: fake, lib: fake}, site{}, nil, "prog",
 		Config{Ranks: 1, Test: "TestX", Timeout: 10 * time.Second})
 	if r.err != nil || r.timedOut || r.code != 3 {
 		t.Fatalf("startJob = %+v, want exit code 3", r)
