@@ -123,6 +123,10 @@ func runJob(t *testing.T, bin string, p pairing, s site, env []string, cfg Confi
 		t.Fatalf("%s: %v\n%s", r.desc, r.err, r.output)
 	}
 	t.Logf("%s: exit code %d after %s; output:\n%s", r.desc, r.code, r.elapsed.Round(time.Millisecond), r.output)
+	if cfg.ExitCode != 0 && r.elapsed >= childTimeout(cfg) {
+		t.Errorf("%s: the job outlived its ranks' own test timeout (%s), so it did not end by itself (output above)", r.desc, childTimeout(cfg))
+		return
+	}
 	if problem := check(cfg, r.code, r.output); problem != "" {
 		t.Errorf("%s: %s (output above)", r.desc, problem)
 	}
@@ -137,7 +141,7 @@ func startJob(bin string, p pairing, s site, env []string, program string, cfg C
 	args := append(s.args(p, cfg.Ranks, added), program,
 		"-test.run=^"+cfg.Test+"$", "-test.count=1", "-test.v=true",
 		// The child's own timeout fires first and dumps its goroutines.
-		fmt.Sprintf("-test.timeout=%s", cfg.Timeout*9/10))
+		fmt.Sprintf("-test.timeout=%s", childTimeout(cfg)))
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.Timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
@@ -171,11 +175,26 @@ func startJob(bin string, p pairing, s site, env []string, program string, cfg C
 	return r
 }
 
+// childTimeout is the -test.timeout of the ranks of a job: shorter than
+// the job's timeout, so that a hung rank dumps its goroutines before it is
+// killed.
+func childTimeout(cfg Config) time.Duration { return cfg.Timeout * 9 / 10 }
+
 // check returns what is wrong with a job's outcome, or "".
 func check(cfg Config, code int, output string) string {
 	for _, w := range cfg.Want {
 		if !strings.Contains(output, w) {
 			return fmt.Sprintf("output lacks %q", w)
+		}
+	}
+	// A rank's own -test.timeout fires shortly before Config.Timeout and
+	// makes the job fail, but a job that had to be ended that way did not
+	// end by itself: that is never the failure a test expects.
+	if cfg.ExitCode != 0 {
+		for _, line := range strings.Split(output, "\n") {
+			if strings.HasPrefix(stripRankPrefix(line), "panic: test timed out after") {
+				return "a rank's own test timeout ended the job (it did not end by itself): " + strings.TrimSpace(line)
+			}
 		}
 	}
 	switch {

@@ -43,6 +43,8 @@ func TestCheck(t *testing.T) {
 		{"wrong code", "", "exit code 1, want 70", 1, Config{Ranks: 2, Test: "TestX", ExitCode: 70}},
 		{"any failure", "", "", 1, Config{Ranks: 2, Test: "TestX", ExitCode: AnyFailure}},
 		{"any failure but success", pass2, "exit code 0, want a failure", 0, Config{Ranks: 2, Test: "TestX", ExitCode: AnyFailure}},
+		{"failure by the test timeout", "[3] panic: test timed out after 9s\n", "own test timeout ended the job", 2, Config{Ranks: 4, Test: "TestX", ExitCode: AnyFailure}},
+		{"code by the test timeout", "[1,3]<stderr>:panic: test timed out after 9s\n", "own test timeout", 70, Config{Ranks: 4, Test: "TestX", ExitCode: 70}},
 	}
 	for _, c := range cases {
 		got := check(c.cfg, c.code, c.output)
