@@ -79,6 +79,6 @@ func (l *batchLane[T, U]) finish(k *collective) {
 	l.items, l.out = nil, nil
 	if p := l.panic; p != nil {
 		fmt.Fprintf(os.Stderr, "hataori: Pmap callback panicked: %v\n\n%s\n", p.Value, p.Stack)
-		abortJob(k.comm, ExitPanic, "callback panic in Pmap")
+		abortJob(ExitPanic, "callback panic in Pmap")
 	}
 }
