@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -43,6 +44,15 @@ type Config struct {
 	ExitCodes map[string]int
 	// Want lists substrings the job's combined output must contain.
 	Want []string
+	// EndAfter and EndWithin bound how long a job may go on after a given
+	// output line: the job must end (the launcher exit) within EndWithin
+	// of the arrival of the first output line containing EndAfter, and
+	// that line must appear. For example, that a job ends within 10 s of
+	// a rank printing that it panicked, however long start-up took. The
+	// launcher forwards output with a small delay, which counts against
+	// the bound. Zero EndWithin means no such bound.
+	EndAfter  string
+	EndWithin time.Duration
 	// Mismatch starts the ranks under the OTHER MPI's launcher (the
 	// Open MPI library under mpiexec.mpich and the MPICH library under
 	// mpirun), to test the detection of that mistake.
@@ -100,12 +110,16 @@ func ExpectExit(t *testing.T, cfg Config, code int) {
 
 // jobResult is the outcome of one job.
 type jobResult struct {
-	desc     string
-	output   string
-	code     int
-	elapsed  time.Duration
-	timedOut bool
-	err      error // the job could not be started or waited for
+	desc    string
+	output  string
+	code    int
+	elapsed time.Duration
+	// sinceMark is the time from the arrival of the first output line
+	// containing Config.EndAfter to the job's end; -1 if there is none
+	// (or no EndWithin).
+	sinceMark time.Duration
+	timedOut  bool
+	err       error // the job could not be started or waited for
 }
 
 // runJob runs one job and checks its outcome.
@@ -123,6 +137,18 @@ func runJob(t *testing.T, bin string, p pairing, s site, env []string, cfg Confi
 		t.Fatalf("%s: %v\n%s", r.desc, r.err, r.output)
 	}
 	t.Logf("%s: exit code %d after %s; output:\n%s", r.desc, r.code, r.elapsed.Round(time.Millisecond), r.output)
+	if cfg.EndWithin > 0 {
+		switch {
+		case r.sinceMark < 0:
+			t.Errorf("%s: output lacks %q, from which the job must end within %s (output above)", r.desc, cfg.EndAfter, cfg.EndWithin)
+			return
+		case r.sinceMark > cfg.EndWithin:
+			t.Errorf("%s: the job ended %s after the line with %q, want within %s (output above)",
+				r.desc, r.sinceMark.Round(time.Millisecond), cfg.EndAfter, cfg.EndWithin)
+			return
+		}
+		t.Logf("%s: ended %s after the line with %q (bound %s)", r.desc, r.sinceMark.Round(time.Millisecond), cfg.EndAfter, cfg.EndWithin)
+	}
 	if cfg.ExitCode != 0 && r.elapsed >= childTimeout(cfg) {
 		t.Errorf("%s: the job outlived its ranks' own test timeout (%s), so it did not end by itself (output above)", r.desc, childTimeout(cfg))
 		return
@@ -148,21 +174,28 @@ func startJob(bin string, p pairing, s site, env []string, program string, cfg C
 	Contain(cmd)
 	cmd.WaitDelay = killGrace + 5*time.Second
 	cmd.Env = append(os.Environ(), added...)
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	cmd.Stderr = &out
+	out := &stampedBuffer{}
+	cmd.Stdout = out
+	cmd.Stderr = out
 	start := time.Now()
 	runErr := cmd.Run()
+	end := time.Now()
 	Reap(cmd)
 	desc := fmt.Sprintf("%s %s (%d ranks)", p.launcher.bin, cfg.Test, cfg.Ranks)
 	if s.multiHost() && p.launcher.name == p.lib.name {
 		desc = fmt.Sprintf("%s %s (%d ranks on hosts %s)", p.launcher.bin, cfg.Test, cfg.Ranks, s.hostList())
 	}
 	r := jobResult{
-		desc:     desc,
-		output:   out.String(),
-		elapsed:  time.Since(start),
-		timedOut: ctx.Err() != nil,
+		desc:      desc,
+		output:    out.String(),
+		elapsed:   end.Sub(start),
+		sinceMark: -1,
+		timedOut:  ctx.Err() != nil,
+	}
+	if cfg.EndWithin > 0 {
+		if at, ok := out.arrival(cfg.EndAfter); ok {
+			r.sinceMark = end.Sub(at)
+		}
 	}
 	if runErr != nil && !r.timedOut {
 		var ee *exec.ExitError
@@ -173,6 +206,51 @@ func startJob(bin string, p pairing, s site, env []string, program string, cfg C
 		}
 	}
 	return r
+}
+
+// stampedBuffer collects a job's output and when each piece arrived.
+type stampedBuffer struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	ends  []int       // offset just past each write
+	times []time.Time // arrival of each write
+}
+
+func (b *stampedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n, err := b.buf.Write(p)
+	b.ends = append(b.ends, b.buf.Len())
+	b.times = append(b.times, time.Now())
+	return n, err
+}
+
+func (b *stampedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// arrival returns when the first line containing s had arrived whole (up
+// to its newline, or to the end of the output).
+func (b *stampedBuffer) arrival(s string) (time.Time, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	data := b.buf.Bytes()
+	i := bytes.Index(data, []byte(s))
+	if s == "" || i < 0 {
+		return time.Time{}, false
+	}
+	lineEnd := len(data)
+	if j := bytes.IndexByte(data[i:], '\n'); j >= 0 {
+		lineEnd = i + j + 1
+	}
+	for k, e := range b.ends {
+		if e >= lineEnd {
+			return b.times[k], true
+		}
+	}
+	return b.times[len(b.times)-1], true
 }
 
 // childTimeout is the -test.timeout of the ranks of a job: shorter than

@@ -85,3 +85,32 @@ func TestStartJobExitCode(t *testing.T) {
 		}
 	}
 }
+
+// TestStartJobTimesEndAfterMark checks that the time from the first line
+// with Config.EndAfter to the job's end is measured from that line's
+// arrival, not from the job's start.
+func TestStartJobTimesEndAfterMark(t *testing.T) {
+	job := func(script string) jobResult {
+		fake := launcher{name: "fake", bin: "sh", args: func(int) []string { return []string{"-c", script, "sh"} }}
+		return startJob("/bin/sh", pairing{launcher: fake, lib: fake}, site{}, nil, "prog",
+			Config{Ranks: 1, Test: "TestX", Timeout: 10 * time.Second, EndAfter: "the mark", EndWithin: time.Second})
+	}
+	// Late mark, quick end: short, although the job took longer.
+	r := job("sleep 0.8; echo 'x the mark y'; echo after")
+	if r.sinceMark < 0 || r.sinceMark > 400*time.Millisecond || r.elapsed < 800*time.Millisecond {
+		t.Errorf("late mark: sinceMark %v, elapsed %v; want under 400ms of a job of at least 800ms", r.sinceMark, r.elapsed)
+	}
+	// Early mark, slow end.
+	r = job("echo the mark; sleep 0.8")
+	if r.sinceMark < 700*time.Millisecond {
+		t.Errorf("early mark: sinceMark %v, want at least 700ms", r.sinceMark)
+	}
+	// A mark split over two writes counts from the second.
+	r = job("printf 'the ma'; sleep 0.8; echo 'rk'")
+	if r.sinceMark < 0 || r.sinceMark > 400*time.Millisecond {
+		t.Errorf("split mark: sinceMark %v, want under 400ms", r.sinceMark)
+	}
+	if r = job("echo nothing"); r.sinceMark != -1 {
+		t.Errorf("no mark: sinceMark %v, want -1", r.sinceMark)
+	}
+}
