@@ -57,6 +57,9 @@ die() {
 
 [ "$(id -u)" = 0 ] || die "must run as root: it creates network namespaces, a bridge and veth pairs (try: sudo $0)"
 command -v ip >/dev/null 2>&1 || die "'ip' (iproute2) not found in PATH=$PATH: install iproute2"
+for tool in sysctl timeout mktemp; do
+	command -v "$tool" >/dev/null 2>&1 || die "'$tool' not found in PATH=$PATH"
+done
 ip netns list >/dev/null 2>&1 || die "'ip netns' does not work here (no network namespace support?)"
 
 mode=suite
