@@ -73,13 +73,13 @@ func (k *collective) close() error {
 // abortTransport reports err on stderr and aborts the job with
 // ExitTransport. It does not return.
 func (k *collective) abortTransport(err error) {
-	abortJob(k.comm, ExitTransport, fmt.Sprintf("unrecoverable MPI failure in a collective call: %v", err))
+	abortJob(ExitTransport, fmt.Sprintf("unrecoverable MPI failure in a collective call: %v", err))
 }
 
 // abortProtocol reports an internal protocol failure and aborts the job with
 // ExitProtocol. It does not return.
 func (k *collective) abortProtocol(msg string) {
-	abortJob(k.comm, ExitProtocol, "internal protocol failure in a collective call: "+msg)
+	abortJob(ExitProtocol, "internal protocol failure in a collective call: "+msg)
 }
 
 // abortPanicked is the guard of a collective call that is leaving
@@ -94,13 +94,19 @@ func (k *collective) abortPanicked(call string, r any) {
 	} else {
 		fmt.Fprintf(os.Stderr, "hataori: panic on the calling goroutine of %s: %v\n\n%s\n", call, r, debug.Stack())
 	}
-	abortJob(k.comm, ExitPanic, fmt.Sprintf("panic in user code running on the coordinator of %s", call))
+	abortJob(ExitPanic, fmt.Sprintf("panic in user code running on the coordinator of %s", call))
 }
 
-// abortJob writes msg to stderr and calls MPI_Abort on h with code.
-func abortJob(h mpi.Handle, code int, msg string) {
+// abortJob writes msg to stderr and calls MPI_Abort on MPI_COMM_WORLD with
+// code. Always the world, never the call's own (duplicated or borrowed)
+// communicator: MPICH 4 aborts any other communicator by sending each peer
+// a message and waiting for it, and a peer dies only when it next makes
+// MPI progress, so across hosts the job could outlive the abort by
+// seconds or hang; on MPI_COMM_WORLD both MPIs have the launcher kill
+// every rank.
+func abortJob(code int, msg string) {
 	fmt.Fprintf(os.Stderr, "hataori: %s; aborting the MPI job with exit code %d\n", msg, code)
-	mpi.Abort(h, code)
+	mpi.Abort(mpi.World(), code)
 	os.Exit(code) // not reached: MPI_Abort does not return
 }
 

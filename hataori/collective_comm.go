@@ -14,7 +14,7 @@ func openCollective(c Comm) (*collective, error) {
 	}
 	k, err := openCollectiveOn(h)
 	if err != nil {
-		abortJob(h, ExitTransport, fmt.Sprintf("cannot duplicate the communicator for a collective call: %v", mpiErr(err)))
+		abortJob(ExitTransport, fmt.Sprintf("cannot duplicate the communicator for a collective call: %v", mpiErr(err)))
 	}
 	return k, nil
 }

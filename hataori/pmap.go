@@ -238,8 +238,7 @@ func localPreflight(err error) *PmapError {
 // closeOrAbort frees the private communicator; failing to is a transport
 // failure.
 func (k *collective) closeOrAbort() {
-	h := k.comm
 	if err := k.close(); err != nil {
-		abortJob(h, ExitTransport, fmt.Sprintf("freeing the private communicator: %v", err))
+		abortJob(ExitTransport, fmt.Sprintf("freeing the private communicator: %v", err))
 	}
 }

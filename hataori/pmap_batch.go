@@ -82,6 +82,6 @@ func (s *panicSlot) nudge() {
 func (s *panicSlot) check(k *collective) {
 	if p := s.p.Load(); p != nil {
 		fmt.Fprintf(os.Stderr, "hataori: Pmap callback panicked: %v\n\n%s\n", p.Value, p.Stack)
-		abortJob(k.comm, ExitPanic, "callback panic in Pmap")
+		abortJob(ExitPanic, "callback panic in Pmap")
 	}
 }

@@ -7,7 +7,9 @@
 # run-time backend (mpirt) under both MPIs and with the cgo backend (mpicgo)
 # linked against each MPI, multi-rank tests included, and finally checks the
 # build boundaries (no C toolchain for mpirt, no MPI in the default build,
-# conflicting tags rejected).
+# conflicting tags rejected), runs the examples, and last runs the
+# multi-host suite across two network-namespace hosts (scripts/multihost.sh,
+# as root).
 #
 # Environment: HATAORI_TEST_QUICK=1 skips the cgo MPICH pass (for local
 # iteration only; CI never sets it).
@@ -84,6 +86,10 @@ MPI_RT_LIB=$HATAORI_WRAPPER_MPICH UCX_HANDLE_ERRORS=none timeout 120 mpiexec.mpi
 cmp "$tmp/local.png" "$tmp/openmpi.png"
 cmp "$tmp/local.png" "$tmp/mpich.png"
 echo "the MPI renders are byte-identical to the local one"
+
+step "multi-host suite (network namespaces)"
+# Needs root and ip; fails loudly without them (never skips).
+scripts/multihost.sh
 
 echo
 echo "scripts/test.sh: all checks passed in $(( $(date +%s) - started )) s"

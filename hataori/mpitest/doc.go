@@ -27,6 +27,34 @@
 // subtests skip with a message, unless HATAORI_REQUIRE_MPI=1, where they
 // fail.
 //
+// # Across hosts
+//
+// The same tests run across several hosts when HATAORI_MPITEST_HOSTS lists
+// them ("ADDR:SLOTS,ADDR:SLOTS,..."); unset, every job runs on this host
+// exactly as before. The launcher then runs where the parent test runs and
+// starts the ranks on the listed hosts, filling their slots in order, so
+// the test binary must be at the same path on every host (a shared file
+// system). Optional launcher extras:
+//
+//	HATAORI_MPITEST_RSH_AGENT     remote start command: Open MPI --mca plm_rsh_agent,
+//	                              MPICH -launcher ssh -launcher-exec (default: ssh)
+//	HATAORI_MPITEST_TCP           Open MPI on TCP only (--mca btl tcp,self) and on these
+//	                              networks or interfaces (btl_tcp_if_include,
+//	                              oob_tcp_if_include), e.g. 10.1.0.0/16 or eth1
+//	HATAORI_MPITEST_IFACE         MPICH's network interface (-iface)
+//	HATAORI_MPITEST_FORWARD       more variables, comma-separated, that Open MPI forwards
+//	                              to remote ranks (-x); the harness's own, MPI_RT_LIB,
+//	                              Config.Env and every HATAORI_* variable always are
+//	                              (MPICH's Hydra forwards the whole environment)
+//	HATAORI_MPITEST_OPENMPI_ARGS  extra mpirun arguments, split at white space
+//	HATAORI_MPITEST_MPICH_ARGS    extra mpiexec.mpich arguments (these two apply on
+//	                              one host too)
+//
+// Open MPI gets --host LIST, MPICH -hosts LIST. A Config.Mismatch job always
+// runs on one host. A malformed setting fails the test. scripts/multihost.sh
+// builds two hosts as network namespaces on one machine, sets these
+// variables, and runs a selection of Hataori's own tests through them.
+//
 // # Threads
 //
 // MPI is initialised with MPI_THREAD_FUNNELED, so every MPI call of a rank
@@ -48,4 +76,9 @@
 // during cleanup, so its peers never wait forever. Children run with
 // -test.v, and their output, prefixed with the rank by the launcher, is
 // logged by the parent test.
+//
+// A job expected to fail (Config.ExitCode) must end by itself: if it lasts
+// until its ranks' own -test.timeout (nine tenths of Config.Timeout), or a
+// rank reports that timeout, the test fails. Config.EndAfter and EndWithin
+// bound how long a job may go on after a given output line.
 package mpitest

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -43,6 +44,15 @@ type Config struct {
 	ExitCodes map[string]int
 	// Want lists substrings the job's combined output must contain.
 	Want []string
+	// EndAfter and EndWithin bound how long a job may go on after a given
+	// output line: the job must end (the launcher exit) within EndWithin
+	// of the arrival of the first output line containing EndAfter, and
+	// that line must appear. For example, that a job ends within 10 s of
+	// a rank printing that it panicked, however long start-up took. The
+	// launcher forwards output with a small delay, which counts against
+	// the bound. Zero EndWithin means no such bound.
+	EndAfter  string
+	EndWithin time.Duration
 	// Mismatch starts the ranks under the OTHER MPI's launcher (the
 	// Open MPI library under mpiexec.mpich and the MPICH library under
 	// mpirun), to test the detection of that mistake.
@@ -64,6 +74,10 @@ func Run(t *testing.T, cfg Config) {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
 	}
+	s, err := siteFrom(os.Environ())
+	if err != nil {
+		t.Fatalf("mpitest.Run: %v", err)
+	}
 	ps, why := pairings(cfg.Mismatch)
 	if len(ps) == 0 {
 		t.Skipf("skipping multi-rank test %s: %s", cfg.Test, why)
@@ -81,7 +95,7 @@ func Run(t *testing.T, cfg Config) {
 			if code, ok := cfg.ExitCodes[p.launcher.name]; ok {
 				jc.ExitCode = code
 			}
-			runJob(t, bin, p, env, jc)
+			runJob(t, bin, p, s, env, jc)
 		})
 	}
 }
@@ -96,22 +110,26 @@ func ExpectExit(t *testing.T, cfg Config, code int) {
 
 // jobResult is the outcome of one job.
 type jobResult struct {
-	desc     string
-	output   string
-	code     int
-	elapsed  time.Duration
-	timedOut bool
-	err      error // the job could not be started or waited for
+	desc    string
+	output  string
+	code    int
+	elapsed time.Duration
+	// sinceMark is the time from the arrival of the first output line
+	// containing Config.EndAfter to the job's end; -1 if there is none
+	// (or no EndWithin).
+	sinceMark time.Duration
+	timedOut  bool
+	err       error // the job could not be started or waited for
 }
 
 // runJob runs one job and checks its outcome.
-func runJob(t *testing.T, bin string, p pairing, env []string, cfg Config) {
+func runJob(t *testing.T, bin string, p pairing, s site, env []string, cfg Config) {
 	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatalf("cannot find the test binary: %v", err)
 	}
-	r := startJob(bin, p, env, self, cfg)
+	r := startJob(bin, p, s, env, self, cfg)
 	switch {
 	case r.timedOut:
 		t.Fatalf("%s: killed after the %s timeout; output so far:\n%s", r.desc, cfg.Timeout, r.output)
@@ -119,36 +137,65 @@ func runJob(t *testing.T, bin string, p pairing, env []string, cfg Config) {
 		t.Fatalf("%s: %v\n%s", r.desc, r.err, r.output)
 	}
 	t.Logf("%s: exit code %d after %s; output:\n%s", r.desc, r.code, r.elapsed.Round(time.Millisecond), r.output)
+	if cfg.EndWithin > 0 {
+		switch {
+		case r.sinceMark < 0:
+			t.Errorf("%s: output lacks %q, from which the job must end within %s (output above)", r.desc, cfg.EndAfter, cfg.EndWithin)
+			return
+		case r.sinceMark > cfg.EndWithin:
+			t.Errorf("%s: the job ended %s after the line with %q, want within %s (output above)",
+				r.desc, r.sinceMark.Round(time.Millisecond), cfg.EndAfter, cfg.EndWithin)
+			return
+		}
+		t.Logf("%s: ended %s after the line with %q (bound %s)", r.desc, r.sinceMark.Round(time.Millisecond), cfg.EndAfter, cfg.EndWithin)
+	}
+	if cfg.ExitCode != 0 && r.elapsed >= childTimeout(cfg) {
+		t.Errorf("%s: the job outlived its ranks' own test timeout (%s), so it did not end by itself (output above)", r.desc, childTimeout(cfg))
+		return
+	}
 	if problem := check(cfg, r.code, r.output); problem != "" {
 		t.Errorf("%s: %s (output above)", r.desc, problem)
 	}
 }
 
-// startJob runs program under the pairing's launcher with cfg.Timeout as
-// a hard limit: on expiry the launcher and every process it started are
-// killed (Contain), and whatever outlived the job is killed after it (Reap).
-func startJob(bin string, p pairing, env []string, program string, cfg Config) jobResult {
-	args := append(p.launcher.args(cfg.Ranks), program,
+// startJob runs program under the pairing's launcher, on the hosts of s
+// (one host when s has none), with cfg.Timeout as a hard limit: on expiry
+// the launcher and every process it started are killed (Contain), and
+// whatever outlived the job is killed after it (Reap).
+func startJob(bin string, p pairing, s site, env []string, program string, cfg Config) jobResult {
+	added := append(append([]string{ChildEnv + "=1"}, env...), cfg.Env...)
+	args := append(s.args(p, cfg.Ranks, added), program,
 		"-test.run=^"+cfg.Test+"$", "-test.count=1", "-test.v=true",
 		// The child's own timeout fires first and dumps its goroutines.
-		fmt.Sprintf("-test.timeout=%s", cfg.Timeout*9/10))
+		fmt.Sprintf("-test.timeout=%s", childTimeout(cfg)))
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.Timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	Contain(cmd)
 	cmd.WaitDelay = killGrace + 5*time.Second
-	cmd.Env = append(append(append(os.Environ(), ChildEnv+"=1"), env...), cfg.Env...)
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	cmd.Stderr = &out
+	cmd.Env = append(os.Environ(), added...)
+	out := &stampedBuffer{}
+	cmd.Stdout = out
+	cmd.Stderr = out
 	start := time.Now()
 	runErr := cmd.Run()
+	end := time.Now()
 	Reap(cmd)
+	desc := fmt.Sprintf("%s %s (%d ranks)", p.launcher.bin, cfg.Test, cfg.Ranks)
+	if s.multiHost() && p.launcher.name == p.lib.name {
+		desc = fmt.Sprintf("%s %s (%d ranks on hosts %s)", p.launcher.bin, cfg.Test, cfg.Ranks, s.hostList())
+	}
 	r := jobResult{
-		desc:     fmt.Sprintf("%s %s (%d ranks)", p.launcher.bin, cfg.Test, cfg.Ranks),
-		output:   out.String(),
-		elapsed:  time.Since(start),
-		timedOut: ctx.Err() != nil,
+		desc:      desc,
+		output:    out.String(),
+		elapsed:   end.Sub(start),
+		sinceMark: -1,
+		timedOut:  ctx.Err() != nil,
+	}
+	if cfg.EndWithin > 0 {
+		if at, ok := out.arrival(cfg.EndAfter); ok {
+			r.sinceMark = end.Sub(at)
+		}
 	}
 	if runErr != nil && !r.timedOut {
 		var ee *exec.ExitError
@@ -161,11 +208,71 @@ func startJob(bin string, p pairing, env []string, program string, cfg Config) j
 	return r
 }
 
+// stampedBuffer collects a job's output and when each piece arrived.
+type stampedBuffer struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	ends  []int       // offset just past each write
+	times []time.Time // arrival of each write
+}
+
+func (b *stampedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n, err := b.buf.Write(p)
+	b.ends = append(b.ends, b.buf.Len())
+	b.times = append(b.times, time.Now())
+	return n, err
+}
+
+func (b *stampedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// arrival returns when the first line containing s had arrived whole (up
+// to its newline, or to the end of the output).
+func (b *stampedBuffer) arrival(s string) (time.Time, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	data := b.buf.Bytes()
+	i := bytes.Index(data, []byte(s))
+	if s == "" || i < 0 {
+		return time.Time{}, false
+	}
+	lineEnd := len(data)
+	if j := bytes.IndexByte(data[i:], '\n'); j >= 0 {
+		lineEnd = i + j + 1
+	}
+	for k, e := range b.ends {
+		if e >= lineEnd {
+			return b.times[k], true
+		}
+	}
+	return b.times[len(b.times)-1], true
+}
+
+// childTimeout is the -test.timeout of the ranks of a job: shorter than
+// the job's timeout, so that a hung rank dumps its goroutines before it is
+// killed.
+func childTimeout(cfg Config) time.Duration { return cfg.Timeout * 9 / 10 }
+
 // check returns what is wrong with a job's outcome, or "".
 func check(cfg Config, code int, output string) string {
 	for _, w := range cfg.Want {
 		if !strings.Contains(output, w) {
 			return fmt.Sprintf("output lacks %q", w)
+		}
+	}
+	// A rank's own -test.timeout fires shortly before Config.Timeout and
+	// makes the job fail, but a job that had to be ended that way did not
+	// end by itself: that is never the failure a test expects.
+	if cfg.ExitCode != 0 {
+		for _, line := range strings.Split(output, "\n") {
+			if strings.HasPrefix(stripRankPrefix(line), "panic: test timed out after") {
+				return "a rank's own test timeout ended the job (it did not end by itself): " + strings.TrimSpace(line)
+			}
 		}
 	}
 	switch {

@@ -43,6 +43,8 @@ func TestCheck(t *testing.T) {
 		{"wrong code", "", "exit code 1, want 70", 1, Config{Ranks: 2, Test: "TestX", ExitCode: 70}},
 		{"any failure", "", "", 1, Config{Ranks: 2, Test: "TestX", ExitCode: AnyFailure}},
 		{"any failure but success", pass2, "exit code 0, want a failure", 0, Config{Ranks: 2, Test: "TestX", ExitCode: AnyFailure}},
+		{"failure by the test timeout", "[3] panic: test timed out after 9s\n", "own test timeout ended the job", 2, Config{Ranks: 4, Test: "TestX", ExitCode: AnyFailure}},
+		{"code by the test timeout", "[1,3]<stderr>:panic: test timed out after 9s\n", "own test timeout", 70, Config{Ranks: 4, Test: "TestX", ExitCode: 70}},
 	}
 	for _, c := range cases {
 		got := check(c.cfg, c.code, c.output)
@@ -59,7 +61,7 @@ func TestStartJobTimeout(t *testing.T) {
 	fake := launcher{name: "fake", bin: "sh", args: func(int) []string {
 		return []string{"-c", "echo started; sleep 60 & sleep 60", "sh"}
 	}}
-	r := startJob("/bin/sh", pairing{launcher: fake, lib: fake}, nil, "prog",
+	r := startJob("/bin/sh", pairing{launcher: fake, lib: fake}, site{}, nil, "prog",
 		Config{Ranks: 1, Test: "TestX", Timeout: 300 * time.Millisecond})
 	if !r.timedOut || !strings.Contains(r.output, "started") {
 		t.Fatalf("startJob = %+v, want a timeout with the output so far", r)
@@ -72,7 +74,7 @@ func TestStartJobExitCode(t *testing.T) {
 	fake := launcher{name: "fake", bin: "sh", args: func(int) []string {
 		return []string{"-c", `echo "$@" "$` + ChildEnv + `"; exit 3`, "sh"}
 	}}
-	r := startJob("/bin/sh", pairing{launcher: fake, lib: fake}, nil, "prog",
+	r := startJob("/bin/sh", pairing{launcher: fake, lib: fake}, site{}, nil, "prog",
 		Config{Ranks: 1, Test: "TestX", Timeout: 10 * time.Second})
 	if r.err != nil || r.timedOut || r.code != 3 {
 		t.Fatalf("startJob = %+v, want exit code 3", r)
@@ -81,5 +83,34 @@ func TestStartJobExitCode(t *testing.T) {
 		if !strings.Contains(r.output, w) {
 			t.Errorf("output %q lacks %q", r.output, w)
 		}
+	}
+}
+
+// TestStartJobTimesEndAfterMark checks that the time from the first line
+// with Config.EndAfter to the job's end is measured from that line's
+// arrival, not from the job's start.
+func TestStartJobTimesEndAfterMark(t *testing.T) {
+	job := func(script string) jobResult {
+		fake := launcher{name: "fake", bin: "sh", args: func(int) []string { return []string{"-c", script, "sh"} }}
+		return startJob("/bin/sh", pairing{launcher: fake, lib: fake}, site{}, nil, "prog",
+			Config{Ranks: 1, Test: "TestX", Timeout: 10 * time.Second, EndAfter: "the mark", EndWithin: time.Second})
+	}
+	// Late mark, quick end: short, although the job took longer.
+	r := job("sleep 0.8; echo 'x the mark y'; echo after")
+	if r.sinceMark < 0 || r.sinceMark > 400*time.Millisecond || r.elapsed < 800*time.Millisecond {
+		t.Errorf("late mark: sinceMark %v, elapsed %v; want under 400ms of a job of at least 800ms", r.sinceMark, r.elapsed)
+	}
+	// Early mark, slow end.
+	r = job("echo the mark; sleep 0.8")
+	if r.sinceMark < 700*time.Millisecond {
+		t.Errorf("early mark: sinceMark %v, want at least 700ms", r.sinceMark)
+	}
+	// A mark split over two writes counts from the second.
+	r = job("printf 'the ma'; sleep 0.8; echo 'rk'")
+	if r.sinceMark < 0 || r.sinceMark > 400*time.Millisecond {
+		t.Errorf("split mark: sinceMark %v, want under 400ms", r.sinceMark)
+	}
+	if r = job("echo nothing"); r.sinceMark != -1 {
+		t.Errorf("no mark: sinceMark %v, want -1", r.sinceMark)
 	}
 }
