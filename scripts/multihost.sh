@@ -17,7 +17,10 @@
 # (-tags mpirt,hataoridebug, MPI_RT_LIB = our wrapper for that MPI) and the
 # cgo backend (-tags mpicgo,hataoridebug, CC=mpicc or CC=mpicc.mpich): the
 # Pmap acceptance tests (MPI-only and hybrid with a domain: TestPmapMPI,
-# TestPmapErrors), lanes' PmapLanes test (4 ranks, 2 lanes),
+# TestPmapErrors; every slot busy, the root answering while it computes,
+# bounded prefetch: TestPmapSlotsAtOnce, TestPmapRootAnswersWhileComputing,
+# TestPmapPrefetch), lanes' PmapLanes tests (4 ranks, 2 lanes; one batch per
+# lane at once),
 # Broadcast/Scatter/Gather (TestPlacementMPI), simultaneous-error
 # convergence (TestCollectiveMPI), a panicking callback ending the job
 # within 10 s, a rank SIGKILLed on the other host in the middle of a Pmap
@@ -267,11 +270,14 @@ run() {
 suite() {
 	local label=$1 d=$2 l=$3
 	run "$label-hataori" "$d/hataori.test" hataori 300 \
-		"^(TestPmapMPI|TestPmapErrors|TestCollectiveMPI|TestPlacementMPI|TestPmapPanicEndsJobWithin10s|TestPmapKilledRankEndsJob)\$/^$l-n4\$" \
+		"^(TestPmapMPI|TestPmapErrors|TestCollectiveMPI|TestPlacementMPI|TestPmapPanicEndsJobWithin10s|TestPmapKilledRankEndsJob|TestPmapSlotsAtOnce|TestPmapRootAnswersWhileComputing|TestPmapPrefetch)\$/^$l-n4\$" \
 		"TestPmapMPI/$l-n4" "TestPmapErrors/$l-n4" "TestCollectiveMPI/$l-n4" "TestPlacementMPI/$l-n4" \
-		"TestPmapPanicEndsJobWithin10s/$l-n4" "TestPmapKilledRankEndsJob/$l-n4"
+		"TestPmapPanicEndsJobWithin10s/$l-n4" "TestPmapKilledRankEndsJob/$l-n4" \
+		"TestPmapSlotsAtOnce/$l-n4" "TestPmapRootAnswersWhileComputing/$l-n4" "TestPmapPrefetch/$l-n4"
 	run "$label-lanes" "$d/lanes.test" lanes 200 "^TestPmapLanesRanks\$/^ranks4-lanes2\$/^$l-n4\$" \
 		"TestPmapLanesRanks/ranks4-lanes2/$l-n4"
+	run "$label-lanes-at-once" "$d/lanes.test" lanes 120 "^TestPmapLanesAtOnce\$/^$l-n4\$" \
+		"TestPmapLanesAtOnce/$l-n4"
 	run "$label-mpitest" "$d/mpitest.test" hataori/mpitest 120 "^(TestHarnessSpreadsOverHosts|TestRing)\$/^$l-n4\$" \
 		"TestHarnessSpreadsOverHosts/$l-n4" "TestRing/$l-n4"
 }
