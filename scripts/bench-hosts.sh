@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# bench-hosts.sh: the benchmarks of the "beyond one machine" issue, on one
+# host and across two test hosts (network namespaces, Open MPI over TCP
+# only; see scripts/multihost.sh), 4 ranks (2 per host), run-time backend:
+#   prefetch  the seed's prefetch gate: latency-bound small items,
+#             compute-heavy items and small payloads, prefetch off and on
+#             interleaved, 7 rounds each, medians and their ratio
+#   skew      64 heavy-tailed sleep items at batch 1 against the
+#             zero-overhead greedy schedule of the same measured durations
+# Each case prints items per rank and per slot beside its figures. Needs
+# root (for the hosts). Usage: scripts/bench-hosts.sh [prefetch|skew|all]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+which="${1:-all}"
+export PATH="/usr/local/go/bin:$PATH"
+eval "$(scripts/build-wrappers.sh)"
+bin="$(mktemp -d)/benchpmap"
+trap 'rm -rf "$(dirname "$bin")"' EXIT
+CGO_ENABLED=0 go build -tags mpirt -o "$bin" ./hataori/internal/benchpmap
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 MPI_RT_LIB="$HATAORI_WRAPPER_OPENMPI"
+
+cases=(prefetch skew)
+[ "$which" = all ] || cases=("$which")
+for c in "${cases[@]}"; do
+	echo "== $c: one host (4 ranks, shared memory, default binding)"
+	timeout 600 mpirun --oversubscribe -n 4 "$bin" -case "$c"
+	echo "== $c: two hosts (2 + 2 ranks, Open MPI over TCP only)"
+	# shellcheck disable=SC2016 # expanded inside the first host
+	scripts/multihost.sh -- bash -c '
+		hosts=$(echo $MULTIHOST_ADDRS | sed "s/\([^ ]*\)/\1:2/g; s/ /,/")
+		exec timeout 600 mpirun --oversubscribe -n 4 --host "$hosts" \
+			--mca plm_rsh_agent "$MULTIHOST_AGENT" --mca btl tcp,self \
+			--mca btl_tcp_if_include "$MULTIHOST_SUBNET" --mca oob_tcp_if_include "$MULTIHOST_SUBNET" \
+			-x MPI_RT_LIB -x OMPI_ALLOW_RUN_AS_ROOT -x OMPI_ALLOW_RUN_AS_ROOT_CONFIRM \
+			'"$bin"' -case '"$c"
+done
