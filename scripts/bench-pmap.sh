@@ -13,8 +13,15 @@
 #             Pmap wall time, the serial cost measured by a plain loop on
 #             every rank right before and right after each call. On one
 #             core that is the call's speed as a fraction of the serial
-#             loop's. Aim: >= 0.85 on 2 ranks and on 1 rank with 2 workers,
-#             >= 0.90 of serial speed on 1 rank bound to one core.
+#             loop's. Also printed "by CPU cost" (the serial loop's thread
+#             CPU time per item instead of its wall time): on a machine
+#             shared with other jobs the one-thread serial loop can be
+#             starved more than the call, which inflates the first figure,
+#             while the second counts time lost to neighbours against Pmap;
+#             they agree on a quiet machine. Per rank: items per slot, CPU
+#             time per wall second and the share of it the items needed
+#             (useful/CPU). Aim: >= 0.85 on 2 ranks and on 1 rank with 2
+#             workers, >= 0.90 of serial speed on 1 rank bound to one core.
 #   skew      64 heavy-tailed sleep items on 4 ranks, batch 1: makespan
 #             against a zero-overhead greedy schedule of the durations the
 #             items really slept, on as many machines as the call had slots

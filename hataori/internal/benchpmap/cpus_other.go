@@ -13,5 +13,12 @@ func allowedCPUs() []int { return firstCPUs(runtime.NumCPU()) }
 // processCPU is not measured off Linux.
 func processCPU() time.Duration { return 0 }
 
-// threadCPU is not measured off Linux.
-func threadCPU() time.Duration { return 0 }
+// threadCPU falls back to the wall clock off Linux.
+func threadCPU() time.Duration { return time.Since(epoch) }
+
+var epoch = time.Now()
+
+// threadSched is not measured off Linux.
+func threadSched() map[int][3]int64 { return nil }
+
+func threadReport(map[int][3]int64, time.Duration) string { return "" }

@@ -53,6 +53,10 @@ type env struct {
 
 func main() {
 	which := flag.String("case", "all", "cpu, skew, overhead, payload or all")
+	flag.StringVar(&only, "configs", "", "comma-separated configurations of the cpu case to run (mpi-only, hybrid, lanes); empty: all")
+	flag.IntVar(&cpuBatch, "batch", 1, "cpu case: Options.BatchSize (the issue's figure is batch 1)")
+	flag.BoolVar(&cpuPrefetch, "prefetch", false, "cpu case: Options.Prefetch (off by default, as in the issue's figures)")
+	flag.BoolVar(&threads, "threads", false, "cpu case: print every rank's busy threads during each call (CPU time, run-queue wait, times scheduled in; from /proc/self/task/*/schedstat)")
 	flag.IntVar(&rounds, "rounds", 5, "measured rounds per configuration (cpu, skew, overhead); the median is reported")
 	flag.Parse()
 	if _, err := hataori.InitThread(hataori.ThreadFunneled); err != nil {
@@ -70,11 +74,11 @@ func main() {
 	if e.size, err = world.Size(); err != nil {
 		fail(err)
 	}
-	cases := map[string]func(*env) error{"cpu": cpuBound, "skew": skew, "overhead": overhead, "payload": payload}
+	cases := map[string]func(*env) error{"cpu": cpuBound, "skew": skew, "overhead": overhead, "payload": payload, "prefetch": prefetchGate}
 	if _, ok := cases[*which]; !ok && *which != "all" {
 		fail(fmt.Errorf("unknown case %q", *which))
 	}
-	for _, name := range []string{"cpu", "skew", "overhead", "payload"} {
+	for _, name := range []string{"cpu", "skew", "overhead", "payload", "prefetch"} {
 		if *which != "all" && *which != name {
 			continue
 		}
@@ -107,6 +111,18 @@ var ctx = context.Background()
 
 // rounds is the number of measured rounds of each configuration.
 var rounds = 5
+
+// cpuBatch is the cpu case's batch size.
+var cpuBatch = 1
+
+// cpuPrefetch is the cpu case's Options.Prefetch.
+var cpuPrefetch bool
+
+// threads asks the cpu case for per-thread scheduler statistics.
+var threads bool
+
+// only restricts the cpu case to some configurations (empty: all).
+var only string
 
 // gather returns, on rank 0, every rank's s (rank order); nil elsewhere.
 func (e *env) gather(s string) ([]string, error) {

@@ -94,12 +94,13 @@ func skew(e *env) error {
 			}
 			var st hataori.CallStats
 			start := time.Now()
-			// Each item returns how long it actually slept.
-			actual, err := hataori.Pmap(ctx, e.world, v.dom, hataori.Options{Mode: v.mode, Stats: &st}, e.items(len(ds)),
-				func(i int) (time.Duration, error) {
+			// Each item returns when it started and ended (wall clock:
+			// every rank runs on this host) and how long it slept.
+			spans, err := hataori.Pmap(ctx, e.world, v.dom, hataori.Options{Mode: v.mode, Stats: &st}, e.items(len(ds)),
+				func(i int) ([2]int64, error) {
 					t0 := time.Now()
 					time.Sleep(ds[i])
-					return time.Since(t0), nil
+					return [2]int64{t0.UnixNano(), time.Now().UnixNano()}, nil
 				})
 			if err != nil {
 				return fmt.Errorf("%s: %w", v.name, err)
@@ -110,17 +111,25 @@ func skew(e *env) error {
 			}
 			v.slots = totalSlots(st)
 			v.lastItems = st.Items
+			actual := make([]time.Duration, len(spans))
 			var real time.Duration
-			for _, a := range actual {
-				real += a
+			var lastEnd, lastStart time.Duration
+			firstStart := time.Duration(1 << 62)
+			for i, sp := range spans {
+				firstStart = min(firstStart, time.Duration(sp[0]-start.UnixNano()))
+				actual[i] = time.Duration(sp[1] - sp[0])
+				real += actual[i]
+				lastEnd = max(lastEnd, time.Duration(sp[1]-start.UnixNano()))
+				lastStart = max(lastStart, time.Duration(sp[0]-start.UnixNano()))
 			}
 			greedyReal := greedy(actual, v.slots)
 			idealReal := max(real/time.Duration(v.slots), slices.Max(actual))
 			v.vsGreedy = append(v.vsGreedy, ratio(pmapT, greedyReal))
 			v.vsIdeal = append(v.vsIdeal, ratio(pmapT, idealReal))
-			e.printf("  round %d %-8s Pmap %v; greedy on %d machines (= total slots) over the slept durations %v: Pmap/greedy %.3f; Pmap/ideal %.3f; items %s\n",
+			e.printf("  round %d %-8s Pmap %v; greedy on %d machines (= total slots) over the slept durations %v: Pmap/greedy %.3f; Pmap/ideal %.3f; first item started at %v, last at %v; last item ended at %v, %v before the return; items %s\n",
 				round, v.name, pmapT.Round(time.Millisecond), v.slots, greedyReal.Round(time.Millisecond),
-				ratio(pmapT, greedyReal), ratio(pmapT, idealReal), slotsOf(st.Items))
+				ratio(pmapT, greedyReal), ratio(pmapT, idealReal), firstStart.Round(100*time.Microsecond), lastStart.Round(time.Millisecond), lastEnd.Round(time.Millisecond),
+				(pmapT - lastEnd).Round(100*time.Microsecond), slotsOf(st.Items))
 			v.pmapT = pmapT
 		}
 
