@@ -93,11 +93,21 @@ func frameBuffer(n int) []byte {
 }
 
 // iprobe reports whether a message with tag is waiting from any source, and
-// from which rank.
+// from which rank. On a miss it probes once more: Open MPI's ob1 (and
+// MPICH) try to match before they progress the transport, so the first
+// MPI_Iprobe after the coordinator slept misses a message that arrived
+// meanwhile and only the second sees it; without this, detecting it cost a
+// second back-off sleep (READY to TASK took about 260 µs instead of about
+// 105 µs here).
 func (k *collective) iprobe(tag int) (bool, int, error) {
-	ok, st, err := mpi.Iprobe(k.comm, mpi.AnySource(), tag)
-	if err != nil || !ok {
-		return false, -1, err
+	for range 2 {
+		ok, st, err := mpi.Iprobe(k.comm, mpi.AnySource(), tag)
+		if err != nil {
+			return false, -1, err
+		}
+		if ok {
+			return true, st.Source, nil
+		}
 	}
-	return true, st.Source, nil
+	return false, -1, nil
 }

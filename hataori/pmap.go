@@ -139,6 +139,7 @@ type call[T, U any] struct {
 	stopOnError bool // a batch stops after its first failing item
 	inline      bool // the coordinator runs the callbacks (MPI_THREAD_SINGLE)
 	prefetch    bool // a remote rank holds one batch beyond its running ones
+	spare       bool // the rank may use more CPUs than its computing goroutines
 	rep         *report
 	pan         *panicSlot
 	out         []U          // the root's result table
@@ -182,6 +183,7 @@ func pmapOn[T, U any](ctx context.Context, comm Comm, exec slot.Executor, opts O
 	c := &call[T, U]{
 		ctx: ctx, k: k, root: opts.Root, items: items, f: f, stopOnError: stopOnError,
 		inline: !exec.Offloads(), rep: newReport(k), pan: newPanicSlot(),
+		spare: len(allowedCPUs()) > exec.Threads(),
 	}
 	var pf error
 	var ran bool

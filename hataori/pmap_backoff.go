@@ -35,11 +35,14 @@ func (b *backoff) reset() { b.since, b.d = time.Time{}, backoffMin }
 // wait is called after an idle round: it returns at once while spinning,
 // or sleeps for the current back-off, returning early (at the latest after
 // the sleep) when ready reports true or wake fires (either may be nil).
-func (b *backoff) wait(ready func() bool, wake <-chan struct{}) {
+// With spin false it never spins: the caller says so when every CPU the
+// rank may use is computing, since a spinning coordinator would take its
+// time from a slot on the same core.
+func (b *backoff) wait(spin bool, ready func() bool, wake <-chan struct{}) {
 	if b.since.IsZero() {
 		b.since = time.Now()
 	}
-	if time.Since(b.since) < spinFor {
+	if spin && time.Since(b.since) < spinFor {
 		return
 	}
 	if b.d == 0 {

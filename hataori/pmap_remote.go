@@ -158,7 +158,7 @@ func (r *remoteLoop[T, U]) loop() {
 			b.reset()
 			continue
 		}
-		b.wait(ready, r.c.pan.wake)
+		b.wait(r.c.spare, ready, r.c.pan.wake)
 	}
 }
 

@@ -29,6 +29,7 @@ type rootLoop[T, U any] struct {
 	out         []U
 	f           func(int, T) (U, error)
 	stopOnError bool
+	spare       bool
 	rep         *report
 	pan         *panicSlot
 
@@ -65,7 +66,7 @@ func runRoot[T, U any](c *call[T, U], slots []int, pending []pendingReady, start
 	}
 	r := &rootLoop[T, U]{
 		ctx: c.ctx, k: k, items: c.items, out: make([]U, len(c.items)), f: c.f,
-		stopOnError: c.stopOnError, rep: c.rep, pan: c.pan,
+		stopOnError: c.stopOnError, spare: c.spare, rep: c.rep, pan: c.pan,
 		sch: sch, slots: slots[k.rank], finished: make(chan struct{}),
 	}
 	if c.inline {
@@ -228,7 +229,7 @@ func (r *rootLoop[T, U]) loop(inline bool) {
 			b.reset()
 			continue
 		}
-		b.wait(ready, r.pan.wake)
+		b.wait(r.spare, ready, r.pan.wake)
 	}
 }
 

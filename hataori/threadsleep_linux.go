@@ -4,16 +4,21 @@ package hataori
 
 import (
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
 
 // threadSleep blocks the calling OS thread for d with nanosleep, which
-// keeps microsecond precision (the Go runtime hands the thread's P to
-// another thread meanwhile). An interrupted sleep just ends early.
+// keeps microsecond precision. It is a raw system call: the runtime is not
+// told, so it neither hands the thread's P to another thread nor wakes
+// sysmon to take it back (a wake-up per sleep, about 5% of a core here);
+// the coordinator keeps its P, which Pmap reserved for it by raising
+// GOMAXPROCS, and a stop-the-world waits at most one sleep (<= 50 µs). An
+// interrupted sleep just ends early.
 func threadSleep(d time.Duration) {
 	ts := unix.NsecToTimespec(int64(d))
-	_ = unix.Nanosleep(&ts, nil)
+	_, _, _ = unix.RawSyscall(unix.SYS_NANOSLEEP, uintptr(unsafe.Pointer(&ts)), 0, 0)
 }
 
 // fineTimerSlack sets the calling thread's timer slack to 1 µs and returns
