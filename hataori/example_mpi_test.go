@@ -4,8 +4,6 @@ package hataori_test
 
 import (
 	"fmt"
-	"io"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -82,7 +80,7 @@ func TestExamplesMPI(t *testing.T) {
 	}
 	rank, _ := mpitest.Init(t) // every MPI call stays on this goroutine
 	for _, ex := range mpiExamples() {
-		got := captureStdout(t, ex.run)
+		got := mpitest.CaptureStdout(t, ex.run)
 		fmt.Print(got) // for the parent's Want lines and the log
 		want := map[int]string{0: ex.on0, 1: ex.on1}[rank]
 		if got != want {
@@ -91,29 +89,4 @@ func TestExamplesMPI(t *testing.T) {
 		}
 		t.Logf("%s on rank %d: ok", ex.name, rank)
 	}
-}
-
-// captureStdout runs f on the calling goroutine and returns what it wrote
-// to os.Stdout.
-func captureStdout(t *testing.T, f func()) string {
-	t.Helper()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	saved := os.Stdout
-	os.Stdout = w
-	read := make(chan string)
-	go func() { // no MPI here: it only drains the pipe
-		b, _ := io.ReadAll(r)
-		read <- string(b)
-	}()
-	defer func() {
-		os.Stdout = saved
-	}()
-	f()
-	w.Close()
-	out := <-read
-	r.Close()
-	return out
 }

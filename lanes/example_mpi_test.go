@@ -3,7 +3,6 @@
 package lanes_test
 
 import (
-	"io"
 	"os"
 	"strings"
 	"testing"
@@ -25,34 +24,11 @@ func TestExamplesMPI(t *testing.T) {
 		return
 	}
 	rank, _ := mpitest.Init(t) // every MPI call stays on this goroutine
-	got := captureStdout(t, ExamplePmapLanes)
+	got := mpitest.CaptureStdout(t, ExamplePmapLanes)
 	os.Stdout.WriteString(got)
 	want := map[int]string{0: root, 1: ""}[rank]
 	if got != want {
 		t.Fatalf("ExamplePmapLanes on rank %d printed %q, want %q", rank, got, want)
 	}
 	t.Logf("ExamplePmapLanes on rank %d: ok", rank)
-}
-
-// captureStdout runs f on the calling goroutine and returns what it wrote
-// to os.Stdout.
-func captureStdout(t *testing.T, f func()) string {
-	t.Helper()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	saved := os.Stdout
-	os.Stdout = w
-	read := make(chan string)
-	go func() { // no MPI here: it only drains the pipe
-		b, _ := io.ReadAll(r)
-		read <- string(b)
-	}()
-	defer func() { os.Stdout = saved }()
-	f()
-	w.Close()
-	out := <-read
-	r.Close()
-	return out
 }

@@ -3,11 +3,9 @@
 package mpiabi_test
 
 import (
-	"io"
 	"os"
 	"runtime"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 	"unsafe"
@@ -146,34 +144,11 @@ func TestExampleAbort(t *testing.T) {
 // what this rank must print.
 func checkOutput(t *testing.T, rank int, ex mpiExample) {
 	t.Helper()
-	got := captureStdout(t, ex.run)
+	got := mpitest.CaptureStdout(t, ex.run)
 	os.Stdout.WriteString(got)
 	if want := map[int]string{0: ex.on0, 1: ex.on1}[rank]; got != want {
 		t.Errorf("%s on rank %d printed %q, want %q", ex.name, rank, got, want)
 		return
 	}
 	t.Logf("%s on rank %d: ok", ex.name, rank)
-}
-
-// captureStdout runs f on the calling goroutine and returns what it wrote
-// to os.Stdout.
-func captureStdout(t *testing.T, f func()) string {
-	t.Helper()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	saved := os.Stdout
-	os.Stdout = w
-	read := make(chan string)
-	go func() { // no MPI here: it only drains the pipe
-		b, _ := io.ReadAll(r)
-		read <- string(b)
-	}()
-	defer func() { os.Stdout = saved }()
-	f()
-	w.Close()
-	out := <-read
-	r.Close()
-	return strings.ReplaceAll(out, "\r\n", "\n")
 }
