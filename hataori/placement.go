@@ -120,7 +120,7 @@ func placementRun(ctx context.Context, k *collective, op placementOp, root int, 
 		k.abortTransport(err)
 	}
 	if agreed != nil {
-		return &PlacementError{Kind: PlacementPreflight, Rank: agreed.Rank, Op: op.String(), Message: agreed.Message, err: wireTypeCause(agreed)}
+		return &PlacementError{Kind: PlacementPreflight, Rank: agreed.Rank, Op: op.String(), Message: agreed.Message, err: preflightCause(agreed)}
 	}
 	fault := move(k)
 	key, code, msg := int64(noError), int32(0), ""

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+
+	"github.com/hataori/hataori-go/internal/slot"
 )
 
 // ErrNoEngine is returned by New for an empty engine list: a lane executor
@@ -104,4 +106,9 @@ func (p *PanicError) raise() {
 		runtime.Goexit()
 	}
 	panic(p)
+}
+
+func init() {
+	slot.Register(slot.CauseLanesBusy, ErrBusy)
+	slot.Register(slot.CauseNoEngine, ErrNoEngine)
 }

@@ -29,17 +29,30 @@ var errNilCallback = errors.New("lanes: PmapLanes: nil callback")
 // running (ErrBusy) or a nil l (ErrNoEngine) fail this rank's admission
 // inside the call's preflight, and a nil f fails every item it would run.
 func PmapLanes[T, U, E any](ctx context.Context, comm hataori.Comm, l *Lanes[E], opts hataori.Options, rootItems hataori.Maybe[[]T], f func(item T, engine E) (U, error)) ([]U, error) {
+	var g func(context.Context, T, E) (U, error)
+	if f != nil {
+		g = func(_ context.Context, item T, engine E) (U, error) { return f(item, engine) }
+	}
+	return PmapLanesContext(ctx, comm, l, opts, rootItems, g)
+}
+
+// PmapLanesContext is PmapLanes whose callback also receives the call's
+// context, as for hataori.PmapContext: a child of ctx that is cancelled on
+// every rank once the call is stopping (an item failed somewhere under
+// hataori.FailFast, some rank's context ended, a frame failed), with
+// context.Cause hataori.ErrStopped there.
+func PmapLanesContext[T, U, E any](ctx context.Context, comm hataori.Comm, l *Lanes[E], opts hataori.Options, rootItems hataori.Maybe[[]T], f func(ctx context.Context, item T, engine E) (U, error)) ([]U, error) {
 	var exec slot.Executor = refusingExec{ErrNoEngine}
 	var engines []E
 	if l != nil {
 		exec, engines = laneExec[E]{l}, l.engines
 	}
-	fn := func(s int, item T) (U, error) {
+	fn := func(ctx context.Context, s int, item T) (U, error) {
 		if f == nil {
 			var zero U
 			return zero, errNilCallback
 		}
-		return f(item, engines[s])
+		return f(ctx, item, engines[s])
 	}
 	d := slot.Carrier(exec, fn).(*hataori.Domain)
 	return hataori.Pmap(ctx, comm, d, opts, rootItems, func(T) (U, error) {
