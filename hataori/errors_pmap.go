@@ -64,7 +64,9 @@ var (
 	ErrWire = errors.New("hataori: wire encoding failed")
 	// ErrProtocol matches KindProtocol.
 	ErrProtocol = errors.New("hataori: scheduler protocol violation")
-	// ErrCanceled matches KindCanceled.
+	// ErrCanceled matches KindCanceled; it is also the cause, on every
+	// rank, of a preflight failure for a context already done (Pmap and
+	// the placement helpers).
 	ErrCanceled = errors.New("hataori: collective call canceled")
 	// ErrNotMainThread is wrapped by the local preflight error of a Pmap
 	// entered from a goroutine that is not the MPI main thread, and by the

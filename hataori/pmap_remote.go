@@ -101,7 +101,7 @@ func runRemote[T, U any](c *call[T, U], slots int, start func(serve func(int))) 
 		c.rep.addCall(r.stopN, sched.ClassDrain, KindCanceled, fmt.Sprintf("rank %d: context done: %v", r.k.rank, r.cancelErr), r.cancelErr)
 	}
 	if f := r.stopped; f != nil {
-		c.rep.addCall(r.stopN, sched.ClassDrain, KindCanceled, f.msg, f.err)
+		c.rep.addCall(stoppedKey(int(r.stopN)), sched.ClassDrain, KindCanceled, f.msg, f.err)
 	}
 }
 

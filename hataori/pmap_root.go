@@ -247,7 +247,7 @@ func (r *rootLoop[T, U]) recordRoot(b sched.Batch, o *batchOutcome) bool {
 		f := o.first()
 		i := b.Start + f.pos
 		if f.stopped {
-			r.rep.addCall(int64(len(r.items)), sched.ClassDrain, KindCanceled, stoppedMessage(me, i, f.err), f.err)
+			r.rep.addCall(stoppedKey(len(r.items)), sched.ClassDrain, KindCanceled, stoppedMessage(me, i, f.err), f.err)
 		} else {
 			r.rep.addItem(i, sched.ClassUser, KindUser, errmsg.Bound(f.err.Error()), f.err)
 		}
@@ -267,6 +267,11 @@ func (r *rootLoop[T, U]) recordRoot(b sched.Batch, o *batchOutcome) bool {
 	r.failed.Add(int64(len(o.faults)))
 	return true
 }
+
+// stoppedKey is the task key of an item that failed with the call's own
+// cancellation: one past the call-level key N, so that it loses to the
+// failure (or the cancellation) that stopped the call on any rank.
+func stoppedKey(n int) int64 { return int64(n) + 1 }
 
 // stoppedMessage is the message of an item that failed with the call's own
 // cancellation.
