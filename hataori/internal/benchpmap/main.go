@@ -52,7 +52,7 @@ type env struct {
 }
 
 func main() {
-	which := flag.String("case", "all", "cpu, skew, overhead, payload or all")
+	which := flag.String("case", "all", "cpu, skew, overhead, payload, hooks or all")
 	flag.IntVar(&rounds, "rounds", 5, "measured rounds per configuration (cpu, skew, overhead); the median is reported")
 	flag.Parse()
 	if _, err := hataori.InitThread(hataori.ThreadFunneled); err != nil {
@@ -70,11 +70,11 @@ func main() {
 	if e.size, err = world.Size(); err != nil {
 		fail(err)
 	}
-	cases := map[string]func(*env) error{"cpu": cpuBound, "skew": skew, "overhead": overhead, "payload": payload}
+	cases := map[string]func(*env) error{"cpu": cpuBound, "skew": skew, "overhead": overhead, "payload": payload, "hooks": hooks}
 	if _, ok := cases[*which]; !ok && *which != "all" {
 		fail(fmt.Errorf("unknown case %q", *which))
 	}
-	for _, name := range []string{"cpu", "skew", "overhead", "payload"} {
+	for _, name := range []string{"cpu", "skew", "overhead", "payload", "hooks"} {
 		if *which != "all" && *which != name {
 			continue
 		}
