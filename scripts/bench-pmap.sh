@@ -37,7 +37,7 @@
 #             fraction of raw; then the medians. The "transport ceiling"
 #             line (one buffer re-sent, no allocation) shows what MPI alone
 #             moves; it is not the ratio's baseline.
-#   hooks     20,000 trivial items, batch 1, 2 ranks, MPI-only and hybrid:
+#   hooks     100,000 trivial items, batch 1, 2 ranks, MPI-only and hybrid:
 #             each call plain and with Options.OnProgress (a hook storing
 #             the count, default interval) and Options.Stats, interleaved
 #             with the order alternating per round; the ratio of the median

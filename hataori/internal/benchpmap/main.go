@@ -53,7 +53,8 @@ type env struct {
 
 func main() {
 	which := flag.String("case", "all", "cpu, skew, overhead, payload, hooks or all")
-	flag.IntVar(&rounds, "rounds", 5, "measured rounds per configuration (cpu, skew, overhead); the median is reported")
+	flag.IntVar(&rounds, "rounds", 5, "measured rounds per configuration (cpu, skew, overhead, hooks); the median is reported")
+	flag.IntVar(&hooksItems, "hooks-items", hooksItems, "items per call of the hooks case")
 	flag.Parse()
 	if _, err := hataori.InitThread(hataori.ThreadFunneled); err != nil {
 		fail(err)
