@@ -4,6 +4,7 @@ package main
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -41,7 +42,7 @@ func calibrate() int {
 	k := 1 << 12
 	for {
 		t0 := time.Now()
-		spin(k, 1)
+		runtime.KeepAlive(spin(k, 1))
 		if time.Since(t0) > 2*time.Millisecond {
 			break
 		}
@@ -50,7 +51,7 @@ func calibrate() int {
 	best := time.Duration(1 << 62)
 	for i := range 7 {
 		t0 := time.Now()
-		spin(k, uint64(i))
+		runtime.KeepAlive(spin(k, uint64(i)))
 		best = min(best, time.Since(t0))
 	}
 	return max(1, int(float64(k)*float64(cpuTarget)/float64(best)))

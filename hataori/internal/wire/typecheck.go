@@ -132,11 +132,8 @@ type typeChecker struct {
 	seen map[reflect.Type]bool // composite types already checked or in progress
 }
 
-var (
-	interfaceMsg = "the dynamic type of an interface value does not survive the wire " +
-		"(an int comes back as int8, a struct as map[string]interface {}); use a concrete type"
-	cannotMsg = "msgpack cannot encode it"
-)
+var interfaceMsg = "the dynamic type of an interface value does not survive the wire " +
+	"(an int comes back as int8, a struct as map[string]interface {}); use a concrete type"
 
 // check reports the first problem of t at p, or nil.
 func (c *typeChecker) check(t reflect.Type, p path) *problem {
