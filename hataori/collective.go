@@ -9,6 +9,7 @@ import (
 
 	"github.com/hataori/hataori-go/hataori/internal/errmsg"
 	"github.com/hataori/hataori-go/hataori/internal/mpi"
+	"github.com/hataori/hataori-go/internal/slot"
 )
 
 // Exit codes with which a collective call aborts the whole MPI job
@@ -116,6 +117,10 @@ type failure struct {
 	Code int32
 	// Message explains the failure; it is bounded before transmission.
 	Message string
+	// Err is the local cause (a sentinel such as ErrDomainBusy, or an
+	// error wrapping one), or nil. Its registered sentinel (slot.CauseOf)
+	// travels with the code, so that every rank rebuilds it.
+	Err error
 }
 
 // Preflight failure codes shared by Pmap and the placement helpers.
@@ -133,17 +138,24 @@ const (
 )
 
 // agreedFailure is the preflight failure every rank returns: the lowest
-// failing rank's code and bounded message.
+// failing rank's code, bounded message and cause.
 type agreedFailure struct {
 	Rank    int
 	Code    int32
 	Message string
+	// Cause is what errors.Is reaches on every rank: on the failing rank
+	// its own local error, elsewhere the sentinel registered for the cause
+	// number it sent (see preflightCause), or nil when it had none.
+	Cause error
 }
 
 // agree converges local preflight outcomes: each rank contributes its rank
 // if it failed and the size if it passed to a signed MIN; when some rank
-// failed, the lowest failing rank broadcasts its code and bounded message.
-// Every rank returns the same *agreedFailure, or nil when all passed.
+// failed, the lowest failing rank broadcasts its code, the number of its
+// cause's sentinel (slot.CauseOf(local.Err), in the code's second byte)
+// and its bounded message. Every rank returns the same *agreedFailure (its
+// Cause the failing rank's own error there, the rebuilt sentinel
+// elsewhere), or nil when all passed.
 func (k *collective) agree(local *failure) (*agreedFailure, error) {
 	v := int32(k.size)
 	if local != nil {
@@ -162,13 +174,20 @@ func (k *collective) agree(local *failure) (*agreedFailure, error) {
 	var code int32
 	var msg string
 	if int(w) == k.rank {
-		code, msg = local.Code, local.Message
+		// The cause number rides in the second byte of the code.
+		code, msg = local.Code&0xff|int32(slot.CauseOf(local.Err))<<8, local.Message
 	}
 	code, msg, err = k.bcastCoded(int(w), code, msg)
 	if err != nil {
 		return nil, err
 	}
-	return &agreedFailure{Rank: int(w), Code: code, Message: msg}, nil
+	a := &agreedFailure{Rank: int(w), Code: code & 0xff, Message: msg}
+	if int(w) == k.rank && local.Err != nil {
+		a.Cause = local.Err
+	} else {
+		a.Cause = slot.Sentinel(slot.Cause(code >> 8 & 0xff))
+	}
+	return a, nil
 }
 
 // agreeInt64 reports whether every rank passed the same v: MIN(v) and
@@ -251,4 +270,14 @@ func (k *collective) bcastCoded(root int, code int32, msg string) (int32, string
 		return code, msg, nil
 	}
 	return code, string(buf), nil
+}
+
+// bcastInt64 returns root's v on every rank.
+func (k *collective) bcastInt64(root int, v int64) (int64, error) {
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], uint64(v))
+	if err := mpi.Bcast(k.comm, b[:], root); err != nil {
+		return 0, err
+	}
+	return int64(binary.LittleEndian.Uint64(b[:])), nil
 }

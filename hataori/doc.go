@@ -32,6 +32,21 @@
 // the domain to that share. NewLocalDomain uses min(GOMAXPROCS, allowed
 // CPUs) workers.
 //
+// # Errors, progress and statistics across ranks
+//
+// Pmap's errors are *PmapError, identical on every rank: PmapError.Index
+// is the failing input index, and a preflight error unwraps on every rank
+// to the sentinel of the check that failed (ErrDomainBusy,
+// ErrOptionsDiffer, …). Options.OnError picks FailFast (the default: the
+// lowest failing index stops the call) or CollectAll (every item runs; the
+// root keeps every success, and PmapError.Failures lists every failure on
+// every rank). PmapContext gives callbacks a context that is cancelled on
+// every rank once the call is stopping. Options.OnProgress reports progress
+// on the root's coordinator, and Options.Stats receives, on the root,
+// where the work and the time went (CallStats). Branch across ranks only
+// on Hataori's sentinels and the PmapError fields: a callback's own error
+// and a context's cause are known only on the rank that reported them.
+//
 // # Threads and MPI
 //
 // A program that uses MPI must call runtime.LockOSThread() in an init()

@@ -58,8 +58,9 @@ type PlacementError struct {
 	// Message describes the failure, at most 4096 bytes of UTF-8.
 	Message string
 	// err is the local cause of an entry check that failed on this rank
-	// alone (Rank -1), the agreed type-check failure (equal on every rank),
-	// or nil.
+	// alone (Rank -1), or the agreed cause of a preflight failure (the
+	// type-check failure, equal on every rank; the sentinel of the failed
+	// check, rebuilt on every rank), or nil.
 	err error
 }
 
@@ -75,7 +76,10 @@ func (e *PlacementError) Error() string {
 // Unwrap returns the local cause of an entry check that failed on this rank
 // alone (for example ErrNotMainThread or ErrWorkerEntry); for a value type
 // that cannot cross ranks, an error matching ErrUnsupportedType whose
-// message names the type and field; otherwise nil.
+// message names the type and field; for another preflight failure, on every
+// rank, the sentinel of the check that failed (ErrOptionsDiffer,
+// ErrInvalidOptions, ErrPayload, ErrCanceled), on the failing rank wrapped
+// with its own details; otherwise nil.
 func (e *PlacementError) Unwrap() error { return e.err }
 
 // Is reports whether target is the sentinel of e's kind

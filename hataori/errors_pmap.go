@@ -1,8 +1,13 @@
 package hataori
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hataori/hataori-go/internal/slot"
 )
 
 // PmapErrorKind classifies a *PmapError.
@@ -59,12 +64,57 @@ var (
 	ErrWire = errors.New("hataori: wire encoding failed")
 	// ErrProtocol matches KindProtocol.
 	ErrProtocol = errors.New("hataori: scheduler protocol violation")
-	// ErrCanceled matches KindCanceled.
+	// ErrCanceled matches KindCanceled; it is also the cause, on every
+	// rank, of a preflight failure for a context already done (Pmap and
+	// the placement helpers).
 	ErrCanceled = errors.New("hataori: collective call canceled")
 	// ErrNotMainThread is wrapped by the local preflight error of a Pmap
-	// entered from a goroutine that is not the MPI main thread.
+	// entered from a goroutine that is not the MPI main thread, and by the
+	// collective preflight error of a rank whose MPI_Is_thread_main says
+	// so (then on every rank).
 	ErrNotMainThread = errors.New("hataori: not the MPI main thread")
 )
+
+// Causes of collective preflight failures. A preflight error (KindPreflight
+// *PmapError, PlacementPreflight *PlacementError) unwraps, on every rank,
+// to the sentinel of the check that failed on the lowest failing rank, so
+// that errors.Is works the same everywhere; on that rank itself it
+// unwraps to its own, more detailed error (which wraps the same sentinel).
+// Besides these, a preflight failure can match ErrDomainBusy,
+// ErrDomainClosed, ErrInvalidMode, ErrNoDomain (executor admission or
+// mode), ErrNotMainThread, ErrUnsupportedType, ErrCanceled (a context
+// already done), and lanes.ErrBusy or lanes.ErrNoEngine (PmapLanes).
+var (
+	// ErrThreadSupport: a domain or lanes need MPI_THREAD_FUNNELED or more,
+	// and MPI provides less.
+	ErrThreadSupport = errors.New("hataori: MPI thread support too low for offloaded callbacks")
+	// ErrOptionsDiffer: the ranks passed different options (Pmap: root,
+	// batch size, mode, prefetch or error policy; placement: operation or
+	// root). The message names the lowest rank whose options differ from
+	// rank 0's, and each field that differs.
+	ErrOptionsDiffer = errors.New("hataori: ranks passed different options")
+	// ErrInvalidOptions: an option is out of range on some rank (a root
+	// outside the communicator, a negative batch size, an unknown error
+	// policy).
+	ErrInvalidOptions = errors.New("hataori: invalid options")
+	// ErrPayload: items (or a placement value) were passed on the wrong
+	// rank: the root passed None, or another rank passed Some, or a shard
+	// count differs from the world size.
+	ErrPayload = errors.New("hataori: payload on the wrong rank")
+)
+
+func init() {
+	for c, s := range map[slot.Cause]error{
+		slot.CauseDomainBusy: ErrDomainBusy, slot.CauseDomainClosed: ErrDomainClosed,
+		slot.CauseWorkerEntry: ErrWorkerEntry, slot.CauseInvalidMode: ErrInvalidMode,
+		slot.CauseNoDomain: ErrNoDomain, slot.CauseNotMainThread: ErrNotMainThread,
+		slot.CauseThreadLevel: ErrThreadSupport, slot.CauseOptionsDiffer: ErrOptionsDiffer,
+		slot.CauseInvalidOptions: ErrInvalidOptions, slot.CausePayload: ErrPayload,
+		slot.CauseCanceled: ErrCanceled,
+	} {
+		slot.Register(c, s)
+	}
+}
 
 var kindSentinels = [...]error{
 	KindReentrant: ErrReentrant,
@@ -77,45 +127,115 @@ var kindSentinels = [...]error{
 
 // PmapError is the error of a collective Pmap. Except for the local entry
 // checks (KindReentrant, and KindPreflight with Key -1 and Rank -1), every
-// rank of the call returns an identical PmapError: the same Kind, Key,
-// Rank and Message.
+// rank of the call returns an identical PmapError: the same Kind, Index,
+// Key, Rank, Message and Failures.
+//
+// Index is the input index of the failing item: the lowest failing index
+// that won the convergence (a callback error, or an item or result that
+// could not be encoded or decoded: the item itself, not its batch's first
+// index). It is -1 for an error that is not about one item: a preflight or
+// local error, a context that ended, a frame that did not parse.
 //
 // Key is the deterministic error key that won the final convergence,
 // ((taskKey*3 + class)*worldSize + Rank), where taskKey is the failing
-// input index (or the input length for call-level errors such as a
-// cancelled context) and class is 0 for wire/protocol, 1 for callback and
-// 2 for call-level errors; the lowest key wins. It is -1 for preflight and
-// local errors. Rank is the rank that reported the error (the lowest
-// failing rank for a collective preflight error, -1 for local errors), and
-// Message its message, bounded to 4096 bytes at a UTF-8 boundary.
+// input index (or, for a malformed frame, its batch's first index; for
+// call-level errors such as a cancelled context, the input length) and
+// class is 0 for wire/protocol, 1 for callback and 2 for call-level
+// errors; the lowest key wins. It is -1 for preflight and local errors.
+// Rank is the rank that reported the error (the lowest failing rank for a
+// collective preflight error, -1 for local errors), and Message its
+// message, bounded to 4096 bytes at a UTF-8 boundary.
 //
-// On the reporting rank the original error (the callback's error, a wire
-// or context error) stays reachable through Unwrap; errors.Is also matches
-// the kind's sentinel (ErrUser, ErrPreflight, …) on every rank.
+// Under the CollectAll policy, Failures lists every item that has no
+// result, in index order, identically on every rank; under FailFast it is
+// nil.
+//
+// errors.Is matches the kind's sentinel (ErrUser, ErrPreflight, …) on every
+// rank. A preflight error also unwraps, on every rank, to the sentinel of
+// the check that failed (ErrDomainBusy, ErrNotMainThread, ErrOptionsDiffer,
+// ErrUnsupportedType, lanes.ErrBusy, …; see ErrThreadSupport). On the rank
+// that reported any other error, the original error (the callback's error,
+// a wire or context error, context.Cause included) stays reachable through
+// Unwrap; other ranks know only its message. So code that must take the
+// same branch on every rank branches on Hataori's sentinels and the
+// fields, never on the callback's own errors or a context's cause.
 type PmapError struct {
-	Kind    PmapErrorKind
-	Key     int64
-	Rank    int
-	Message string
-	err     error
+	Kind     PmapErrorKind
+	Index    int
+	Key      int64
+	Rank     int
+	Message  string
+	Failures []ItemFailure
+	err      error
 }
 
-// Error returns "hataori: pmap <kind> error (rank R[, key K]): message".
+// Error returns "hataori: pmap <kind> error (item I, rank R, key K):
+// message", leaving out what does not apply, with the number of failed
+// items under CollectAll.
 func (e *PmapError) Error() string {
 	s := fmt.Sprintf("hataori: pmap %v error", e.Kind)
-	switch {
-	case e.Rank >= 0 && e.Key >= 0:
-		s += fmt.Sprintf(" (rank %d, key %d)", e.Rank, e.Key)
-	case e.Rank >= 0:
-		s += fmt.Sprintf(" (rank %d)", e.Rank)
+	var at []string
+	if e.Index >= 0 {
+		at = append(at, fmt.Sprintf("item %d", e.Index))
 	}
-	return s + ": " + e.Message
+	if e.Rank >= 0 {
+		at = append(at, fmt.Sprintf("rank %d", e.Rank))
+		if e.Key >= 0 {
+			at = append(at, fmt.Sprintf("key %d", e.Key))
+		}
+	}
+	if len(at) > 0 {
+		s += " (" + strings.Join(at, ", ") + ")"
+	}
+	s += ": " + e.Message
+	if n := len(e.Failures); n > 0 {
+		s += fmt.Sprintf(" [%d items without a result]", n)
+	}
+	return s
 }
 
-// Unwrap returns the original error on the rank that reported it, else nil.
+// Unwrap returns the original error on the rank that reported it, the
+// agreed cause of a preflight error on every rank, else nil.
 func (e *PmapError) Unwrap() error { return e.err }
 
 // Is reports whether target is the sentinel of e's kind.
 func (e *PmapError) Is(target error) bool {
 	return int(e.Kind) > 0 && int(e.Kind) < len(kindSentinels) && kindSentinels[e.Kind] == target
 }
+
+// Failed reports whether item i is in e.Failures (so that, under
+// CollectAll, the root's result i is the zero value); a binary search.
+func (e *PmapError) Failed(i int) bool {
+	_, ok := slices.BinarySearchFunc(e.Failures, i, func(f ItemFailure, i int) int { return cmp.Compare(f.Index, i) })
+	return ok
+}
+
+// ItemFailure is one item without a result in a CollectAll call: the same
+// on every rank.
+type ItemFailure struct {
+	// Index is the item's input index.
+	Index int
+	// Kind is KindUser for a callback error, KindWire for an item or
+	// result that could not be encoded or decoded (the other items that
+	// travelled in the same frame fail with it), and the call-level
+	// error's kind (KindCanceled, for example) for an item that never
+	// ran or whose result was lost because the call stopped early.
+	Kind PmapErrorKind
+	// Rank is the rank that reported it, -1 for an item the call did not
+	// finish.
+	Rank int
+	// Message is the error's message, bounded to 4096 bytes.
+	Message string
+	err     error
+}
+
+// Error returns "item I (rank R): message".
+func (f ItemFailure) Error() string {
+	if f.Rank < 0 {
+		return fmt.Sprintf("item %d: %s", f.Index, f.Message)
+	}
+	return fmt.Sprintf("item %d (rank %d): %s", f.Index, f.Rank, f.Message)
+}
+
+// Unwrap returns the original error on the rank that reported it, else nil.
+func (f ItemFailure) Unwrap() error { return f.err }

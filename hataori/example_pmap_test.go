@@ -114,18 +114,89 @@ func ExampleCallStats() {
 }
 
 // Every rank of a failed Pmap returns an identical *PmapError: the kind,
-// the winning error key, the rank that reported it and its message. The
-// reporting rank also keeps the callback's own error for errors.Is/As.
+// the failing input index, the winning error key, the rank that reported
+// it and its message. The reporting rank also keeps the callback's own
+// error for errors.Is/As.
 func ExamplePmapError() {
-	var err error = &hataori.PmapError{Kind: hataori.KindUser, Key: 65, Rank: 1, Message: "row 5: no convergence"}
+	var err error = &hataori.PmapError{Kind: hataori.KindUser, Index: 5, Key: 65, Rank: 1, Message: "row 5: no convergence"}
 	err = fmt.Errorf("render: %w", err)
 
 	var pe *hataori.PmapError
 	if errors.As(err, &pe) {
-		fmt.Println(pe.Kind, pe.Rank, pe.Message)
+		fmt.Println(pe.Kind, pe.Index, pe.Rank, pe.Message)
 	}
 	fmt.Println(errors.Is(err, hataori.ErrUser), errors.Is(err, hataori.ErrWire))
+	fmt.Println(err)
 	// Output:
-	// user 1 row 5: no convergence
+	// user 5 1 row 5: no convergence
 	// true false
+	// render: hataori: pmap user error (item 5, rank 1, key 65): row 5: no convergence
+}
+
+// Under CollectAll every item runs: the root gets every successful result,
+// and every rank the same list of failed items, in index order. (The error
+// here is built by hand; Pmap returns one like it.)
+func ExamplePmapError_collectAll() {
+	out := []float64{0.5, 0, 0.7, 0} // the root's results: zero where an item failed
+	var err error = &hataori.PmapError{Kind: hataori.KindUser, Index: 1, Key: 13, Rank: 1, Message: "diverged",
+		Failures: []hataori.ItemFailure{
+			{Index: 1, Kind: hataori.KindUser, Rank: 1, Message: "diverged"},
+			{Index: 3, Kind: hataori.KindUser, Rank: 0, Message: "diverged"},
+		}}
+	var pe *hataori.PmapError
+	if errors.As(err, &pe) {
+		for i, v := range out {
+			if !pe.Failed(i) {
+				fmt.Println("item", i, "=", v)
+			}
+		}
+		for _, f := range pe.Failures {
+			fmt.Println(f)
+		}
+	}
+	// Output:
+	// item 0 = 0.5
+	// item 2 = 0.7
+	// item 1 (rank 1): diverged
+	// item 3 (rank 0): diverged
+}
+
+// A sweep that keeps going past failures, shows progress on the root and
+// stops its long callbacks as soon as the call stops on any rank (an item
+// failing under FailFast, a rank's context ending: Ctrl-C on the
+// launcher). See examples/sweep-progress for the whole program.
+func ExamplePmapContext() {
+	world, err := hataori.World()
+	if err != nil {
+		log.Fatal(err)
+	}
+	rank, _ := world.Rank()
+	params := hataori.None[[]float64]()
+	if rank == 0 {
+		params = hataori.Some([]float64{0.1, 0.2, 0.3})
+	}
+	var stats hataori.CallStats
+	opts := hataori.Options{
+		OnError:    hataori.CollectAll,
+		OnProgress: func(p hataori.Progress) { log.Printf("%d/%d done, %d failed", p.Done, p.Total, p.Failed) },
+		Stats:      &stats,
+	}
+	out, err := hataori.PmapContext(context.Background(), world, nil, opts, params, func(ctx context.Context, x float64) (float64, error) {
+		for i := 0; i < 1000; i++ {
+			if err := ctx.Err(); err != nil {
+				return 0, err // the call is stopping: return early
+			}
+			x = x * x // … a long computation
+		}
+		return x, nil
+	})
+	var pe *hataori.PmapError
+	if errors.As(err, &pe) {
+		for _, f := range pe.Failures { // the same list on every rank
+			log.Println(f)
+		}
+	}
+	if rank == 0 {
+		fmt.Println(len(out), "results;", stats.Items) // items per rank and slot
+	}
 }

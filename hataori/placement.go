@@ -104,14 +104,14 @@ func placementRun(ctx context.Context, k *collective, op placementOp, root int, 
 	var local *failure
 	switch {
 	case !same:
-		local = &failure{Code: failRoot, Message: fmt.Sprintf(
+		local = &failure{Code: failRoot, Err: ErrOptionsDiffer, Message: fmt.Sprintf(
 			"ranks called different placement operations or passed different roots (rank %d called %s with root %d)", k.rank, op, root)}
 	case !inRange:
-		local = &failure{Code: failRoot, Message: fmt.Sprintf("root %d out of range [0, %d)", root, k.size)}
+		local = &failure{Code: failRoot, Err: ErrInvalidOptions, Message: fmt.Sprintf("root %d out of range [0, %d)", root, k.size)}
 	case typeErr != nil:
 		local = wireTypeFailure(typeErr)
 	case ctx.Err() != nil:
-		local = &failure{Code: failContext, Message: fmt.Sprintf("rank %d: context done before the call: %v", k.rank, ctx.Err())}
+		local = &failure{Code: failContext, Err: fmt.Errorf("%w: %w", ErrCanceled, context.Cause(ctx)), Message: fmt.Sprintf("rank %d: context done before the call: %v", k.rank, ctx.Err())}
 	default:
 		local = prepare(k)
 	}
@@ -120,7 +120,7 @@ func placementRun(ctx context.Context, k *collective, op placementOp, root int, 
 		k.abortTransport(err)
 	}
 	if agreed != nil {
-		return &PlacementError{Kind: PlacementPreflight, Rank: agreed.Rank, Op: op.String(), Message: agreed.Message, err: wireTypeCause(agreed)}
+		return &PlacementError{Kind: PlacementPreflight, Rank: agreed.Rank, Op: op.String(), Message: agreed.Message, err: preflightCause(agreed)}
 	}
 	fault := move(k)
 	key, code, msg := int64(noError), int32(0), ""
@@ -145,9 +145,9 @@ func placementRun(ctx context.Context, k *collective, op placementOp, root int, 
 func checkSupplied(k *collective, root int, present bool, what string) *failure {
 	switch {
 	case k.rank == root && !present:
-		return &failure{Code: failPayload, Message: fmt.Sprintf("root rank %d supplied no %s (None)", root, what)}
+		return &failure{Code: failPayload, Err: ErrPayload, Message: fmt.Sprintf("root rank %d supplied no %s (None)", root, what)}
 	case k.rank != root && present:
-		return &failure{Code: failPayload, Message: fmt.Sprintf("rank %d supplied %s, but only the root (rank %d) may", k.rank, what, root)}
+		return &failure{Code: failPayload, Err: ErrPayload, Message: fmt.Sprintf("rank %d supplied %s, but only the root (rank %d) may", k.rank, what, root)}
 	}
 	return nil
 }

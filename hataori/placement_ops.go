@@ -99,7 +99,7 @@ func Scatter[T any](ctx context.Context, comm Comm, root int, rootShards Maybe[[
 			}
 			shards, _ := rootShards.Get()
 			if len(shards) != k.size {
-				return &failure{Code: failPayload, Message: fmt.Sprintf(
+				return &failure{Code: failPayload, Err: ErrPayload, Message: fmt.Sprintf(
 					"root rank %d supplied %d shards for %d ranks", root, len(shards), k.size)}
 			}
 			heads, bodies = make([][]byte, k.size), make([][]byte, k.size)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/hataori/hataori-go/hataori/internal/mpi"
 	"github.com/hataori/hataori-go/hataori/internal/sched"
@@ -21,9 +22,12 @@ type Options struct {
 	// Mode is the local mode of the domain passed to Pmap. An MPI-only
 	// call (nil domain) needs Sequential.
 	Mode LocalMode
-	// Stats, when not nil on the root, receives where the call's work
-	// went once it has succeeded. It is local: other ranks' Stats are
-	// left alone, and it takes no part in the agreement of the options.
+	// Stats, when not nil on the root, receives where the call's work and
+	// time went (items, batches, busy and idle time per rank and slot,
+	// bytes each way, and with RecordSpans every batch's span) once the
+	// call has run, also after a failure that passed the preflight. It is
+	// local: other ranks' Stats are left alone, and it takes no part in
+	// the agreement of the options.
 	Stats *CallStats
 	// Prefetch enables bounded prefetch (off by default): each non-root
 	// rank holds at most one batch beyond the ones its slots run, received
@@ -34,7 +38,57 @@ type Options struct {
 	// ranks too (their callbacks run off the coordinator), but not at
 	// MPI_THREAD_SINGLE, where the coordinator runs them itself.
 	Prefetch bool
+	// OnError is what a failing item does to the call: FailFast (the
+	// default) stops handing out work, CollectAll runs every item and
+	// returns every success and every failure. See ErrorPolicy.
+	OnError ErrorPolicy
+	// OnProgress, when not nil on the root, is called on the root's
+	// coordinator (the goroutine that called Pmap, never a worker or
+	// slot) while the call runs: when items finished since its last
+	// call and at least ProgressEvery has passed, and once more at the
+	// end of every call that passed the preflight, with the final counts
+	// (Done == Total after a successful call). It must return quickly:
+	// while it runs the coordinator answers no other rank. It is local:
+	// other ranks' hooks are never called, and it takes no part in the
+	// agreement of the options. A panic in it aborts the job (ExitPanic).
+	OnProgress func(Progress)
+	// ProgressEvery is the least interval between two OnProgress calls
+	// (0: DefaultProgressEvery, 100 ms).
+	ProgressEvery time.Duration
 }
+
+// ErrorPolicy is what a failing item (a callback error, or an item or
+// result that cannot cross ranks) does to a Pmap call. Every rank must pass
+// the same policy; the preflight checks it.
+type ErrorPolicy uint8
+
+const (
+	// FailFast, the default: after the first failing item no new batch is
+	// handed out, running batches finish, and every rank returns the
+	// error of the lowest failing index; no results are returned.
+	FailFast ErrorPolicy = iota
+	// CollectAll: every item runs (a Sequential, Inner or MPI-only batch no
+	// longer stops at its first failing item). The root returns the whole
+	// result table, with the zero value at each failed index, and every
+	// rank returns the same *PmapError whose Failures lists every failed
+	// item in index order (see PmapError.Failures). A call-level failure
+	// (a context that ended, a frame that does not parse) still stops the
+	// call as under FailFast, but the root keeps the results that
+	// arrived, and Failures lists every item without a result.
+	CollectAll
+)
+
+var policyNames = [...]string{FailFast: "FailFast", CollectAll: "CollectAll"}
+
+// String returns "FailFast" or "CollectAll".
+func (p ErrorPolicy) String() string {
+	if p.valid() {
+		return policyNames[p]
+	}
+	return fmt.Sprintf("ErrorPolicy(%d)", int(p))
+}
+
+func (p ErrorPolicy) valid() bool { return p <= CollectAll }
 
 // Pmap applies f to every item of the root's input, dealing batches out
 // dynamically to whichever rank is free, the root included, and returns
@@ -72,29 +126,57 @@ type Options struct {
 // numeric slices in bulk); the root's own batches are never encoded.
 //
 // Errors are *PmapError. A failing entry check returns the same
-// KindPreflight error on every rank before any scheduler message. After a
+// KindPreflight error on every rank before any scheduler message; it
+// unwraps, on every rank, to the failed check's sentinel (ErrDomainBusy,
+// ErrOptionsDiffer, …). Under the default FailFast policy, after a
 // callback error (or a wire error, or a cancelled ctx on some rank) no new
 // batch is handed out, running batches finish, and every rank returns the
-// same error: the one with the lowest key (lowest input index first). A
-// callback that panics aborts the whole job with exit code ExitPanic, and so
-// does a panic (or runtime.Goexit) in user code running on the calling
-// goroutine, for example a custom msgpack encoder of an item or result; an
-// MPI failure aborts it with ExitTransport, an internal protocol failure
-// with ExitProtocol.
+// same error: the one with the lowest key (lowest input index first), its
+// Index the failing item. Under CollectAll every item runs, and the root
+// also gets every successful result (see ErrorPolicy). A callback that
+// panics aborts the whole job with exit code ExitPanic, and so does a panic
+// (or runtime.Goexit) in user code running on the calling goroutine, for
+// example a custom msgpack encoder of an item or result, or the
+// OnProgress hook; an MPI failure aborts it with ExitTransport, an internal
+// protocol failure with ExitProtocol.
 //
 // ctx is checked at entry (in the preflight) and by the coordinator while
-// the call runs; a batch that has started runs to its end. A rank whose
-// ctx ends during the call reports a KindCanceled error, which every rank
-// then returns.
+// the call runs. A rank whose ctx ends during the call reports a
+// KindCanceled error, which every rank then returns. A batch that has
+// started runs to its end; a callback that should stop early takes the
+// call's context: see PmapContext.
 func Pmap[T, U any](ctx context.Context, comm Comm, d *Domain, opts Options, rootItems Maybe[[]T], f func(T) (U, error)) ([]U, error) {
+	var g func(context.Context, T) (U, error) // nil stays nil: refused in the preflight
+	if f != nil {
+		g = func(_ context.Context, item T) (U, error) { return f(item) }
+	}
+	return PmapContext(ctx, comm, d, opts, rootItems, g)
+}
+
+// PmapContext is Pmap whose callback receives the call's context: a child
+// of ctx that is also cancelled, on every rank, once the call is stopping
+// (under FailFast an item failed somewhere; under either policy some rank's
+// ctx ended, or a frame failed). context.Cause then returns ErrStopped on
+// the ranks Hataori cancelled, or this rank's own ctx's cause. A long
+// callback polls ctx.Done() (or passes ctx on) to return early; the root
+// cancels its own slots' context as soon as it sees the failure and tells
+// every other rank that still runs a batch with one CANCEL message, so the
+// delay is a few poll intervals (50 µs each) plus a message latency.
+//
+// An item that fails with the call's own cancellation (its error matches
+// context.Canceled, context.DeadlineExceeded or ErrStopped, and the call's
+// context had ended) is a consequence, not a cause: it never wins the
+// convergence over the failure that stopped the call. Under CollectAll it
+// is listed with Kind KindCanceled.
+func PmapContext[T, U any](ctx context.Context, comm Comm, d *Domain, opts Options, rootItems Maybe[[]T], f func(ctx context.Context, item T) (U, error)) ([]U, error) {
 	if d != nil && d.foreign != nil {
 		// A carrier domain of package lanes: its callback takes the slot.
 		// A nil fn is a nil lanes callback: refused in the preflight.
 		if d.foreign.fn == nil {
-			g := func(int, T) (U, error) { var zero U; return zero, ErrNilCallback }
-			return pmapOn(ctx, comm, d.foreign.exec, opts, rootItems, g, false, &failure{Code: failDomain, Message: ErrNilCallback.Error()})
+			g := func(context.Context, int, T) (U, error) { var zero U; return zero, ErrNilCallback }
+			return pmapOn(ctx, comm, d.foreign.exec, opts, rootItems, g, false, &failure{Code: failDomain, Err: ErrNilCallback, Message: ErrNilCallback.Error()})
 		}
-		g, _ := d.foreign.fn.(func(int, T) (U, error))
+		g, _ := d.foreign.fn.(func(context.Context, int, T) (U, error))
 		if g == nil {
 			panic("hataori: internal error: lanes callback of the wrong type")
 		}
@@ -104,53 +186,61 @@ func Pmap[T, U any](ctx context.Context, comm Comm, d *Domain, opts Options, roo
 	var extra *failure
 	if f == nil {
 		// Refused in the preflight, on every rank, before any item runs.
-		extra = &failure{Code: failDomain, Message: ErrNilCallback.Error()}
-		f = func(T) (U, error) { var zero U; return zero, ErrNilCallback }
+		extra = &failure{Code: failDomain, Err: ErrNilCallback, Message: ErrNilCallback.Error()}
+		f = func(context.Context, T) (U, error) { var zero U; return zero, ErrNilCallback }
 	}
 	if d == nil {
 		exec = helperExec{}
 		if opts.Mode != Sequential && extra == nil {
-			extra = &failure{Code: failDomain, Message: fmt.Sprintf("an MPI-only Pmap (nil domain) needs mode Sequential, got %v", opts.Mode)}
+			extra = &failure{Code: failDomain, Err: ErrInvalidMode, Message: fmt.Sprintf("an MPI-only Pmap (nil domain) needs mode Sequential, got %v", opts.Mode)}
 		}
 	} else {
 		exec = d.executor(opts.Mode)
 	}
-	g := func(_ int, item T) (U, error) { return f(item) }
+	g := func(ctx context.Context, _ int, item T) (U, error) { return f(ctx, item) }
 	return pmapOn(ctx, comm, exec, opts, rootItems, g, opts.Mode != Outer, extra)
 }
 
-// CallStats is where one Pmap call's work went, as the root's scheduler
-// saw it: Items[r][s] and Batches[r][s] are the items and batches slot s of
-// rank r ran (the root's own slots included). Filling it costs one copy of
-// two small tables at the end of the call.
-type CallStats struct {
-	Items, Batches [][]int64
-}
+// ErrStopped is the cause (context.Cause) of the call context that
+// PmapContext and lanes.PmapLanesContext give their callbacks, once the call
+// is stopping because of a failure on some rank or a context that ended
+// on another rank.
+var ErrStopped = errors.New("hataori: the collective call is stopping")
 
 // call is one Pmap call's state shared by the root's and the other ranks'
 // sides.
 type call[T, U any] struct {
-	ctx         context.Context
+	ctx         context.Context         // the caller's
+	cctx        context.Context         // the callbacks': ctx, also cancelled when the call stops
+	cancel      context.CancelCauseFunc // cancels cctx
+	t0          time.Time               // the end of the preflight
 	k           *collective
 	root        int
 	items       []T // the root's input
-	f           func(int, T) (U, error)
+	f           itemFunc[T, U]
 	batch       int
 	stopOnError bool // a batch stops after its first failing item
+	collect     bool // CollectAll
 	inline      bool // the coordinator runs the callbacks (MPI_THREAD_SINGLE)
 	prefetch    bool // a remote rank holds one batch beyond its running ones
 	spare       bool // the rank may use more CPUs than its computing goroutines
 	rep         *report
 	pan         *panicSlot
-	out         []U          // the root's result table
-	stats       *sched.Stats // the root's scheduler statistics at the end
+	out         []U // the root's result table
+
+	onProgress    func(Progress) // the root's hook (nil: none)
+	progressEvery time.Duration
+
+	stats      *CallStats   // the root's Options.Stats (nil: not wanted)
+	schedStats *sched.Stats // the root's scheduler statistics at the end
+	callStats  *CallStats   // what the root fills opts.Stats with
 }
 
-func pmapOn[T, U any](ctx context.Context, comm Comm, exec slot.Executor, opts Options, rootItems Maybe[[]T], f func(int, T) (U, error), stopOnError bool, extra *failure) ([]U, error) {
+func pmapOn[T, U any](ctx context.Context, comm Comm, exec slot.Executor, opts Options, rootItems Maybe[[]T], f itemFunc[T, U], stopOnError bool, extra *failure) ([]U, error) {
 	exit, err := enterCollective()
 	if err != nil {
 		if errors.Is(err, errReentrant) {
-			return nil, &PmapError{Kind: KindReentrant, Key: -1, Rank: -1, Message: err.Error(), err: err}
+			return nil, &PmapError{Kind: KindReentrant, Index: -1, Key: -1, Rank: -1, Message: err.Error(), err: err}
 		}
 		return nil, localPreflight(err)
 	}
@@ -170,8 +260,8 @@ func pmapOn[T, U any](ctx context.Context, comm Comm, exec slot.Executor, opts O
 	}
 	tracef("open rank=%d size=%d", k.rank, k.size)
 	// From here every rank waits on the others: a panic or Goexit leaving
-	// the call (user code runs here: encoders, decoders) aborts the job
-	// instead of stranding them.
+	// the call (user code runs here: encoders, decoders, the progress
+	// hook) aborts the job instead of stranding them.
 	normal := false
 	defer func() {
 		if !normal {
@@ -180,10 +270,17 @@ func pmapOn[T, U any](ctx context.Context, comm Comm, exec slot.Executor, opts O
 	}()
 	defer keepCoordinatorResponsive(exec)()
 	items, _ := rootItems.Get()
+	collect := opts.OnError == CollectAll
 	c := &call[T, U]{
-		ctx: ctx, k: k, root: opts.Root, items: items, f: f, stopOnError: stopOnError,
-		inline: !exec.Offloads(), rep: newReport(k), pan: newPanicSlot(),
+		ctx: ctx, k: k, root: opts.Root, items: items, f: f, stopOnError: stopOnError && !collect, collect: collect,
+		inline: !exec.Offloads(), rep: newReport(k, opts.Root, collect), pan: newPanicSlot(),
 		spare: len(allowedCPUs()) > exec.Threads(),
+	}
+	if k.rank == opts.Root {
+		c.stats, c.onProgress, c.progressEvery = opts.Stats, opts.OnProgress, opts.ProgressEvery
+		if c.progressEvery <= 0 {
+			c.progressEvery = DefaultProgressEvery
+		}
 	}
 	var pf error
 	var ran bool
@@ -201,6 +298,9 @@ func pmapOn[T, U any](ctx context.Context, comm Comm, exec slot.Executor, opts O
 		}()
 		if pf = pmapPreflight(ctx, k, exec, &opts, rootItems.Present(), extra, nil, checkWireTypes[T, U]()); pf == nil {
 			c.batch, c.prefetch = opts.BatchSize, opts.Prefetch
+			c.t0 = time.Now()
+			c.cctx, c.cancel = context.WithCancelCause(ctx)
+			defer c.cancel(context.Canceled)
 			c.run(exec.Slots(), st.start)
 		}
 		fine = true
@@ -215,17 +315,20 @@ func pmapOn[T, U any](ctx context.Context, comm Comm, exec slot.Executor, opts O
 		normal = true
 		return nil, pf
 	}
-	if c.stats != nil && pmapRootStats != nil {
-		pmapRootStats(*c.stats)
+	if c.schedStats != nil && pmapRootStats != nil {
+		pmapRootStats(*c.schedStats)
 	}
 	cerr := c.rep.converge()
-	if cerr == nil && c.stats != nil && opts.Stats != nil {
-		*opts.Stats = CallStats{Items: c.stats.Items, Batches: c.stats.Batches}
+	if c.callStats != nil && opts.Stats != nil {
+		*opts.Stats = *c.callStats
 	}
 	k.closeOrAbort()
 	tracef("close")
 	normal = true
 	if cerr != nil {
+		if collect {
+			return c.out, cerr
+		}
 		return nil, cerr
 	}
 	return c.out, nil
@@ -234,7 +337,7 @@ func pmapOn[T, U any](ctx context.Context, comm Comm, exec slot.Executor, opts O
 // localPreflight is the error of an entry check that fails on this rank
 // alone, before any MPI call that could involve other ranks.
 func localPreflight(err error) *PmapError {
-	return &PmapError{Kind: KindPreflight, Key: -1, Rank: -1, Message: err.Error(), err: err}
+	return &PmapError{Kind: KindPreflight, Index: -1, Key: -1, Rank: -1, Message: err.Error(), err: err}
 }
 
 // closeOrAbort frees the private communicator; failing to is a transport

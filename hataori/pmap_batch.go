@@ -1,35 +1,70 @@
 package hataori
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"sync/atomic"
 )
 
+// itemFunc is a Pmap callback as the call runs it: with the call's
+// context and the slot it runs on (lanes lend slot s's engine).
+type itemFunc[T, U any] func(ctx context.Context, slot int, item T) (U, error)
+
+// itemFault is one failing item of a batch.
+type itemFault struct {
+	pos int   // position in the batch
+	err error // the callback's error
+	// stopped: the item failed with the call's own cancellation (its
+	// context had ended, and the error is context.Canceled,
+	// context.DeadlineExceeded or ErrStopped): a consequence of the
+	// failure that stopped the call, not a failure of its own, so it
+	// never wins the convergence over that failure.
+	stopped bool
+}
+
 // batchOutcome is what evaluating one batch on a slot left behind.
 type batchOutcome struct {
-	errIdx int   // lowest failing position in the batch, -1 if none
-	err    error // that item's error
+	faults []itemFault // in position order; nil when every item succeeded
+}
+
+// first returns the lowest failing item that is not a mere consequence of
+// the call stopping, else the lowest stopped one, else nil.
+func (o *batchOutcome) first() *itemFault {
+	for i := range o.faults {
+		if !o.faults[i].stopped {
+			return &o.faults[i]
+		}
+	}
+	if len(o.faults) > 0 {
+		return &o.faults[0]
+	}
+	return nil
+}
+
+// isStopped reports whether err is the call's own cancellation showing
+// through a callback (see itemFault.stopped).
+func isStopped(ctx context.Context, err error) bool {
+	return ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrStopped))
 }
 
 // evalBatch evaluates f over items on slot, writing results into out (a
 // window of the result table on the root, a fresh slice elsewhere, so
 // nothing is copied or serialized on the root). With stopOnError
-// (Sequential, Inner, MPI-only) it stops after the first failing item;
-// otherwise (Outer, lanes) it evaluates every item. It reports a panic (or
-// runtime.Goexit) of f through pan instead of raising it and returns
-// false then; the coordinator aborts the job.
-func evalBatch[T, U any](f func(int, T) (U, error), slot int, items []T, out []U, stopOnError bool, pan *panicSlot) (o batchOutcome, ok bool) {
-	o.errIdx = -1
+// (Sequential, Inner, MPI-only under FailFast) it stops after the first
+// failing item; otherwise (Outer, lanes, and every mode under CollectAll)
+// it evaluates every item. It reports a panic (or runtime.Goexit) of f
+// through pan instead of raising it and returns false then; the
+// coordinator aborts the job.
+func evalBatch[T, U any](ctx context.Context, f itemFunc[T, U], slot int, items []T, out []U, stopOnError bool, pan *panicSlot) (o batchOutcome, ok bool) {
 	for i := range items {
-		u, err, normal := callItem(f, slot, items[i], pan)
+		u, err, normal := callItem(ctx, f, slot, items[i], pan)
 		if !normal {
 			return o, false
 		}
 		if err != nil {
-			if o.errIdx < 0 {
-				o.errIdx, o.err = i, err
-			}
+			o.faults = append(o.faults, itemFault{pos: i, err: err, stopped: isStopped(ctx, err)})
 			if stopOnError {
 				return o, true
 			}
@@ -43,13 +78,13 @@ func evalBatch[T, U any](f func(int, T) (U, error), slot int, items []T, out []U
 // callItem calls f once; a panic or Goexit is recorded in pan and reported
 // as normal == false. A Goexit cannot be stopped: the slot's goroutine ends
 // after the record, and the coordinator aborts the job.
-func callItem[T, U any](f func(int, T) (U, error), slot int, item T, pan *panicSlot) (u U, err error, normal bool) {
+func callItem[T, U any](ctx context.Context, f itemFunc[T, U], slot int, item T, pan *panicSlot) (u U, err error, normal bool) {
 	defer func() {
 		if !normal {
 			pan.record(capturePanic(recover()))
 		}
 	}()
-	u, err = f(slot, item)
+	u, err = f(ctx, slot, item)
 	return u, err, true
 }
 

@@ -13,12 +13,21 @@ import (
 //
 //	READY   empty; Status statusOK or statusCanceled
 //	TASK    Count raw little-endian int64 input indices, then Count items
-//	        (wire.EncodeItems); BatchID is the batch id
+//	        (wire.EncodeItems); BatchID is the batch id; Status holds the
+//	        taskStats and taskSpans flags (what the root wants measured)
 //	RESULT  Count raw indices echoed from the TASK, then for statusOK the
 //	        Count results (wire.EncodeItems), for statusUser/statusWire one
-//	        resultFault (wire.EncodeValue)
+//	        resultFault (wire.EncodeValue), for statusPartial (CollectAll)
+//	        an 8-byte length L, L bytes of []resultFault (every failed item
+//	        of the batch, in index order), then the results of the other
+//	        items, in index order
 //	STOP    8 raw bytes: the input length N (call-level error keys need it)
-//	DRAIN   empty
+//	DRAIN   the rank's statistics: raw little-endian int64s (drainStats)
+//	CANCEL  empty: from the root, the call failed (cancel the callbacks'
+//	        context); from another rank, its context ended. The root sends
+//	        it only to a rank with a slot it has not yet sent STOP, so the
+//	        rank receives it before its last STOP; a rank sends it at most
+//	        once, before its DRAIN.
 const tagPmap = 1
 
 // Frame status codes.
@@ -27,13 +36,21 @@ const (
 	statusUser     uint8 = 1 // RESULT: a callback returned an error
 	statusWire     uint8 = 2 // RESULT: the TASK or the results failed to decode/encode
 	statusCanceled uint8 = 3 // READY: this rank's context ended
+	statusPartial  uint8 = 4 // RESULT (CollectAll): some items failed, the others' results follow
 )
 
-// resultFault is the payload of a failed RESULT: the failing input index
-// and the bounded message (for tracing; the reporting rank itself takes
-// part in the final convergence).
+// TASK flags, in the Status byte.
+const (
+	taskStats uint8 = 1 << 0 // measure the batch's busy time
+	taskSpans uint8 = 1 << 1 // record the batch's span (CallStats.RecordSpans)
+)
+
+// resultFault is one failed item of a RESULT: the failing input index, its
+// kind (KindUser or KindWire; KindCanceled for an item stopped by the
+// call's cancellation) and the bounded message.
 type resultFault struct {
 	Index   int64  `msgpack:"i"`
+	Kind    uint8  `msgpack:"k"`
 	Message string `msgpack:"m"`
 }
 
@@ -119,6 +136,60 @@ func faultFrame(id int64, status uint8, indices []int64, f resultFault) []byte {
 	return sealFrame(buf, wire.Header{Kind: wire.KindResult, Status: status, BatchID: uint64(id)}, len(indices))
 }
 
+// partialFrame builds a CollectAll RESULT of a batch in which the items
+// faults name failed: indices, the faults, then results, the results of the
+// other items in index order. dst is scratch, as for taskFrame.
+func partialFrame[U any](dst []byte, id int64, indices []int64, faults []resultFault, results []U) ([]byte, error) {
+	if err := countFits(len(indices)); err != nil {
+		return nil, err
+	}
+	buf := putIndices(frameSpace(dst, indexBytes*len(indices)+8), indices)
+	at := len(buf) - 8
+	buf, err := wire.EncodeValue(buf, faults)
+	if err != nil {
+		return nil, err
+	}
+	binary.LittleEndian.PutUint64(buf[at:], uint64(len(buf)-at-8))
+	if buf, err = wire.EncodeItems(buf, results); err == nil {
+		err = frameFits(wire.KindResult, buf)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return sealFrame(buf, wire.Header{Kind: wire.KindResult, Status: statusPartial, BatchID: uint64(id)}, len(indices)), nil
+}
+
+// parsePartial splits the payload of a statusPartial RESULT after its
+// indices into the faults and the encoded results. The faults must name
+// distinct indices of the batch in increasing order.
+func parsePartial(rest []byte, indices []int64) ([]resultFault, []byte, error) {
+	if len(rest) < 8 {
+		return nil, nil, &wire.Error{Kind: wire.ErrTruncated, Detail: "partial RESULT without its fault length"}
+	}
+	n := binary.LittleEndian.Uint64(rest)
+	if n > uint64(len(rest)-8) {
+		return nil, nil, &wire.Error{Kind: wire.ErrTruncated, Detail: fmt.Sprintf("partial RESULT announces %d fault bytes in %d", n, len(rest)-8)}
+	}
+	faults, err := wire.DecodeValue[[]resultFault](rest[8 : 8+n])
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(faults) == 0 || len(faults) > len(indices) {
+		return nil, nil, &wire.Error{Kind: wire.ErrCount, Detail: fmt.Sprintf("partial RESULT with %d faults for %d items", len(faults), len(indices))}
+	}
+	j := 0
+	for _, f := range faults {
+		for j < len(indices) && indices[j] < f.Index {
+			j++
+		}
+		if j == len(indices) || indices[j] != f.Index {
+			return nil, nil, &wire.Error{Kind: wire.ErrDecode, Detail: fmt.Sprintf("partial RESULT: fault for index %d outside the batch or out of order", f.Index)}
+		}
+		j++
+	}
+	return faults, rest[8+n:], nil
+}
+
 // withSlot writes slot s into the header of frame buf and returns buf.
 func withSlot(buf []byte, s int) []byte {
 	binary.LittleEndian.PutUint32(buf[24:], uint32(s))
@@ -131,9 +202,30 @@ func readyFrame(status uint8, s, slots int) []byte {
 	return withSlot(sealFrame(make([]byte, wire.HeaderSize), wire.Header{Kind: wire.KindReady, Status: status}, slots), s)
 }
 
-// emptyFrame builds READY or DRAIN.
+// emptyFrame builds an empty READY, DRAIN or CANCEL.
 func emptyFrame(kind wire.Kind, status uint8) []byte {
 	return sealFrame(make([]byte, wire.HeaderSize), wire.Header{Kind: kind, Status: status}, 0)
+}
+
+// drainFrame builds DRAIN carrying the rank's statistics.
+func drainFrame(stats []int64) []byte {
+	buf := frameSpace(nil, 8*len(stats))
+	for i, v := range stats {
+		binary.LittleEndian.PutUint64(buf[wire.HeaderSize+8*i:], uint64(v))
+	}
+	return sealFrame(buf, wire.Header{Kind: wire.KindDrain}, 0)
+}
+
+// parseInt64s reads a payload of raw little-endian int64s.
+func parseInt64s(payload []byte) ([]int64, error) {
+	if len(payload)%8 != 0 {
+		return nil, &wire.Error{Kind: wire.ErrLength, Detail: fmt.Sprintf("%d bytes is not a whole number of int64s", len(payload))}
+	}
+	out := make([]int64, len(payload)/8)
+	for i := range out {
+		out[i] = int64(binary.LittleEndian.Uint64(payload[8*i:]))
+	}
+	return out, nil
 }
 
 // stopFrame builds STOP carrying the input length n.

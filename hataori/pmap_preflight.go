@@ -3,38 +3,52 @@ package hataori
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/hataori/hataori-go/hataori/internal/mpi"
 	"github.com/hataori/hataori-go/internal/slot"
 )
 
-// pmapPreflight is Pmap's one collective preflight. Every rank evaluates
-// its local checks in a fixed order (thread, root, options, payload,
-// executor and mode, context, admission), keeps the first failure, and
-// the ranks agree: either every rank proceeds, or every rank returns the
-// lowest failing rank's error. admitErr is this rank's executor admission
-// failure (nil when the executor was claimed). It normalises
-// opts.BatchSize (0 → 1). The ranks' slot counts travel right after it, in
-// each rank's first READY (see collectSlots).
+// pmapPreflight is Pmap's one collective preflight. Every rank
+// evaluates its local checks in a fixed order (thread, root, options,
+// payload, executor and mode, context, then the wire type check of the
+// call's item and result types, then admission), keeps the first failure,
+// and the ranks agree: either every rank proceeds, or every rank returns
+// the lowest failing rank's error, which unwraps on every rank to the
+// failed check's sentinel (a type failure to an error matching
+// ErrUnsupportedType). admitErr is this rank's executor admission failure
+// (nil when the executor was claimed), typeErr the result of
+// checkWireTypes. It normalises opts.BatchSize (0 → 1). The ranks' slot
+// counts travel right after it, in each rank's first READY (see
+// collectSlots).
 //
-// typeErr is the result of the wire type check of the call's item and
-// result types (checkWireTypes), refused as a failType failure whose cause,
-// on every rank, matches ErrUnsupportedType.
+// When the options differ between ranks (one agreement over the packed
+// options says so, on every rank alike), rank 0 broadcasts its packed
+// options and each rank compares its own with them, so that the failure
+// names the lowest rank whose options differ from rank 0's and every field
+// that differs. This costs one broadcast, on that failure path only.
 func pmapPreflight(ctx context.Context, k *collective, exec slot.Executor, opts *Options, hasItems bool, extra *failure, admitErr, typeErr error) error {
 	if opts.BatchSize == 0 {
 		opts.BatchSize = 1
 	}
-	same, err := k.agreeInt64(packOptions(*opts))
+	mine := packOptions(*opts)
+	same, err := k.agreeInt64(mine)
 	if err != nil {
 		k.abortTransport(err)
 	}
-	local := pmapLocalChecks(ctx, k, exec, *opts, hasItems, same, extra)
+	ref := mine
+	if !same {
+		if ref, err = k.bcastInt64(0, mine); err != nil {
+			k.abortTransport(err)
+		}
+	}
+	local := pmapLocalChecks(ctx, k, exec, *opts, hasItems, ref, extra)
 	if local == nil && typeErr != nil {
 		local = wireTypeFailure(typeErr)
 		local.Message = fmt.Sprintf("rank %d: %s", k.rank, local.Message)
 	}
 	if local == nil && admitErr != nil {
-		local = &failure{Code: failBusy, Message: fmt.Sprintf("rank %d: executor admission: %v", k.rank, admitErr)}
+		local = &failure{Code: failBusy, Message: fmt.Sprintf("rank %d: executor admission: %v", k.rank, admitErr), Err: admitErr}
 	}
 	af, err := k.agree(local)
 	if err != nil {
@@ -44,65 +58,76 @@ func pmapPreflight(ctx context.Context, k *collective, exec slot.Executor, opts 
 	if af == nil {
 		return nil
 	}
-	e := &PmapError{Kind: KindPreflight, Key: -1, Rank: af.Rank, Message: af.Message}
-	if af.Rank == k.rank && local != nil {
-		e.err = fmt.Errorf("%w: %s", ErrPreflight, local.Message)
-	}
-	if cause := wireTypeCause(af); cause != nil {
-		e.err = cause
-	}
-	return e
+	return &PmapError{Kind: KindPreflight, Key: -1, Index: -1, Rank: af.Rank, Message: af.Message, err: preflightCause(af)}
 }
 
-// pmapLocalChecks returns this rank's first failing preflight check.
-func pmapLocalChecks(ctx context.Context, k *collective, exec slot.Executor, opts Options, hasItems, same bool, extra *failure) *failure {
-	fail := func(code int32, format string, args ...any) *failure {
-		return &failure{Code: code, Message: fmt.Sprintf("rank %d: ", k.rank) + fmt.Sprintf(format, args...)}
+// pmapLocalChecks returns this rank's first failing preflight check; ref
+// is rank 0's packed options (this rank's own when every rank agreed).
+func pmapLocalChecks(ctx context.Context, k *collective, exec slot.Executor, opts Options, hasItems bool, ref int64, extra *failure) *failure {
+	fail := func(code int32, cause error, format string, args ...any) *failure {
+		return &failure{Code: code, Err: cause, Message: fmt.Sprintf("rank %d: ", k.rank) + fmt.Sprintf(format, args...)}
 	}
 	if main, err := mpi.IsThreadMain(); err != nil || !main {
-		return fail(failThread, "not the MPI main thread (MPI_Is_thread_main: %v, %v)", main, err)
+		return fail(failThread, ErrNotMainThread, "not the MPI main thread (MPI_Is_thread_main: %v, %v)", main, err)
 	}
 	if exec != nil && exec.Offloads() {
 		lvl, err := mpi.QueryThread()
 		if err != nil {
-			return fail(failThread, "MPI_Query_thread: %v", err)
+			return fail(failThread, ErrThreadSupport, "MPI_Query_thread: %v", err)
 		}
 		if lvl < mpi.ThreadFunneled {
-			return fail(failThread, "offloaded callbacks (a domain or lanes) need MPI thread level %v or more, MPI provides %v", mpi.ThreadFunneled, lvl)
+			return fail(failThread, ErrThreadSupport, "offloaded callbacks (a domain or lanes) need MPI thread level %v or more, MPI provides %v", mpi.ThreadFunneled, lvl)
 		}
 	}
 	switch {
 	case opts.Root < 0 || opts.Root >= k.size:
-		return fail(failRoot, "root %d outside [0, %d)", opts.Root, k.size)
+		return fail(failRoot, ErrInvalidOptions, "root %d outside [0, %d)", opts.Root, k.size)
 	case opts.BatchSize < 0:
-		return fail(failOptions, "negative batch size %d", opts.BatchSize)
-	case !same:
-		return fail(failOptions, "options differ between ranks (root %d, batch size %d, mode %v, prefetch %v here)", opts.Root, opts.BatchSize, opts.Mode, opts.Prefetch)
+		return fail(failOptions, ErrInvalidOptions, "negative batch size %d", opts.BatchSize)
+	case !opts.OnError.valid():
+		return fail(failOptions, ErrInvalidOptions, "unknown error policy %v", opts.OnError)
+	case packOptions(opts) != ref:
+		return fail(failOptions, ErrOptionsDiffer, "options differ from rank 0's: %s", optionsDiff(unpackOptions(packOptions(opts)), unpackOptions(ref)))
 	case k.rank == opts.Root && !hasItems:
-		return fail(failPayload, "the root passed no items (None)")
+		return fail(failPayload, ErrPayload, "the root passed no items (None)")
 	case k.rank != opts.Root && hasItems:
-		return fail(failPayload, "a non-root rank passed items (only root %d may)", opts.Root)
+		return fail(failPayload, ErrPayload, "a non-root rank passed items (only root %d may)", opts.Root)
 	case exec == nil:
-		return fail(failDomain, "nil executor")
+		return fail(failDomain, ErrNoDomain, "nil executor")
 	case !opts.Mode.valid():
-		return fail(failDomain, "invalid local mode %v", opts.Mode)
+		return fail(failDomain, ErrInvalidMode, "invalid local mode %v", opts.Mode)
 	case extra != nil:
-		return fail(extra.Code, "%s", extra.Message)
+		return fail(extra.Code, extra.Err, "%s", extra.Message)
 	case ctx.Err() != nil:
-		return fail(failContext, "context already done: %v", ctx.Err())
+		return fail(failContext, fmt.Errorf("%w: %w", ErrCanceled, context.Cause(ctx)), "context already done: %v", ctx.Err())
 	}
 	return nil
 }
 
-// packOptions folds the options into one int64 (63 bits: batch size 29,
-// root 31, mode 2, prefetch 1) whose equality across ranks means the
-// options are identical. Values that fail the local checks anyway (a
-// negative batch size, a root outside [0, 2^31-1), an invalid mode)
-// collapse to one code each; batch sizes of 2^29-1 or more collapse too,
-// which changes nothing: only the root schedules, and such a batch size
-// already puts any input in one batch.
+// Bits of the packed options word (58 in all), low to high.
+const (
+	packPolicyBits   = 2
+	packPrefetchBits = 1
+	packModeBits     = 2
+	packRootBits     = 24
+	packBatchBits    = 29
+
+	packPrefetchShift = packPolicyBits
+	packModeShift     = packPrefetchShift + packPrefetchBits
+	packRootShift     = packModeShift + packModeBits
+	packBatchShift    = packRootShift + packRootBits
+)
+
+// packOptions folds the agreed options into one int64 (58 bits: batch size
+// 29, root 24, mode 2, prefetch 1, error policy 2) whose equality across
+// ranks means the options are identical. Values that fail the local checks
+// anyway (a negative batch size, a root outside [0, 2^24-2), an invalid mode
+// or policy) collapse to one code each; batch sizes of 2^29-1 or more
+// collapse too, which changes nothing: only the root schedules, and such a
+// batch size already puts any input in one batch. (A root of 2^24-2 or more
+// would need a communicator of over 16 million ranks.)
 func packOptions(o Options) int64 {
-	clamp := func(v, hi int) int64 { return int64(min(max(v, -1), hi) + 1) }
+	clamp := func(v, bits int) int64 { return int64(min(max(v, -1), 1<<bits-2) + 1) }
 	mode := int64(o.Mode)
 	if !o.Mode.valid() {
 		mode = 3
@@ -111,5 +136,62 @@ func packOptions(o Options) int64 {
 	if o.Prefetch {
 		pf = 1
 	}
-	return clamp(o.BatchSize, 1<<29-2)<<34 | clamp(o.Root, 1<<31-2)<<3 | mode<<1 | pf
+	pol := int64(o.OnError)
+	if !o.OnError.valid() {
+		pol = 3
+	}
+	return clamp(o.BatchSize, packBatchBits)<<packBatchShift | clamp(o.Root, packRootBits)<<packRootShift |
+		mode<<packModeShift | pf<<packPrefetchShift | pol
+}
+
+// packedOptions is a packed options word taken apart (each field still in
+// its packed code: value+1 for batch size and root, 3 for an invalid mode or
+// policy).
+type packedOptions struct{ batch, root, mode, prefetch, policy int64 }
+
+func unpackOptions(v int64) packedOptions {
+	field := func(shift, bits int) int64 { return v >> shift & (1<<bits - 1) }
+	return packedOptions{
+		batch: field(packBatchShift, packBatchBits), root: field(packRootShift, packRootBits),
+		mode: field(packModeShift, packModeBits), prefetch: field(packPrefetchShift, packPrefetchBits),
+		policy: field(0, packPolicyBits),
+	}
+}
+
+// optionsDiff names every field in which here differs from rank 0's
+// options, for example "batch size 3 here, 1 on rank 0".
+func optionsDiff(here, r0 packedOptions) string {
+	num := func(code int64, bits int) string {
+		switch {
+		case code == 0:
+			return "negative"
+		case code == 1<<bits-1:
+			return fmt.Sprintf("%d or more", code-1)
+		}
+		return fmt.Sprint(code - 1)
+	}
+	mode := func(code int64) string {
+		if code == 3 {
+			return "an invalid mode"
+		}
+		return LocalMode(code).String()
+	}
+	policy := func(code int64) string {
+		if code == 3 {
+			return "an unknown policy"
+		}
+		return ErrorPolicy(code).String()
+	}
+	var parts []string
+	add := func(name, a, b string) {
+		if a != b {
+			parts = append(parts, fmt.Sprintf("%s %s here, %s on rank 0", name, a, b))
+		}
+	}
+	add("root", num(here.root, packRootBits), num(r0.root, packRootBits))
+	add("batch size", num(here.batch, packBatchBits), num(r0.batch, packBatchBits))
+	add("mode", mode(here.mode), mode(r0.mode))
+	add("prefetch", fmt.Sprint(here.prefetch == 1), fmt.Sprint(r0.prefetch == 1))
+	add("error policy", policy(here.policy), policy(r0.policy))
+	return strings.Join(parts, "; ")
 }

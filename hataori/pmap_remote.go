@@ -1,9 +1,12 @@
 package hataori
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"time"
 
 	"github.com/hataori/hataori-go/hataori/internal/errmsg"
 	"github.com/hataori/hataori-go/hataori/internal/sched"
@@ -34,10 +37,13 @@ type remoteLoop[T, U any] struct {
 	free    chan []byte     // RESULT frames already sent, for reuse
 	held    int             // TASKs received whose RESULT is not yet sent
 
-	stopN     int64 // the input length, from the first STOP
-	canceled  bool
-	cancelErr error
-	scratch   []byte // the last RESULT's memory (inline mode)
+	stopN      int64 // the input length, from the first STOP
+	canceled   bool
+	cancelErr  error
+	cancelSent bool       // CANCEL sent to the root (this rank's ctx ended)
+	stopped    *rankFault // FailFast: the first item stopped by the call's cancellation
+	scratch    []byte     // the last RESULT's memory (inline mode)
+	meters     []slotMeter
 }
 
 // remoteJob is one TASK for a logical slot; payload is owned by the job.
@@ -48,21 +54,24 @@ type remoteJob struct {
 	payload []byte
 }
 
-// slotResult is a slot's RESULT frame, with the error it reports (if any)
+// slotResult is a slot's RESULT frame, with the errors it reports (if any)
 // for the coordinator to record.
 type slotResult struct {
-	slot  int
-	frame []byte
-	fault *rankFault
+	slot   int
+	frame  []byte
+	faults []rankFault
 }
 
-// rankFault is an error this rank reports for the final convergence.
+// rankFault is an error this rank reports for the final convergence (and,
+// under CollectAll, for the list of failed items).
 type rankFault struct {
-	key   int64
-	class sched.Class
-	kind  PmapErrorKind
-	msg   string
-	err   error
+	index      int   // the failed item, -1 for a fault of the whole frame
+	taskKey    int64 // a frame fault's key: its batch's first index
+	kind       PmapErrorKind
+	msg        string
+	err        error
+	stopped    bool // the item failed with the call's own cancellation
+	collateral bool // CollectAll: failed with another item of its frame
 }
 
 // runRemote runs a non-root rank's side of a call.
@@ -74,7 +83,7 @@ func runRemote[T, U any](c *call[T, U], slots int, start func(serve func(int))) 
 	r := &remoteLoop[T, U]{
 		c: c, k: c.k, w: sched.NewWorker(c.k.rank, logical), slots: slots, logical: logical,
 		jobs: make(chan remoteJob, logical), results: make(chan slotResult, logical),
-		free: make(chan []byte, logical),
+		free: make(chan []byte, logical), meters: make([]slotMeter, slots),
 	}
 	defer r.closeJobs()
 	if c.inline {
@@ -87,9 +96,12 @@ func runRemote[T, U any](c *call[T, U], slots int, start func(serve func(int))) 
 	}
 	r.loop()
 	step(r.k, r.w.SendDrain())
-	r.send(emptyFrame(wire.KindDrain, statusOK))
+	r.send(drainFrame(drainStats(time.Since(c.t0), r.meters)))
 	if r.canceled {
-		c.rep.add(r.stopN, sched.ClassDrain, KindCanceled, fmt.Sprintf("rank %d: context done: %v", r.k.rank, r.cancelErr), r.cancelErr)
+		c.rep.addCall(r.stopN, sched.ClassDrain, KindCanceled, fmt.Sprintf("rank %d: context done: %v", r.k.rank, r.cancelErr), r.cancelErr)
+	}
+	if f := r.stopped; f != nil {
+		c.rep.addCall(stoppedKey(int(r.stopN)), sched.ClassDrain, KindCanceled, f.msg, f.err)
 	}
 }
 
@@ -127,10 +139,8 @@ func (r *remoteLoop[T, U]) send(buf []byte) {
 
 // sendReady sends slot s's READY (marked canceled once ctx has ended).
 func (r *remoteLoop[T, U]) sendReady(s int) {
-	if !r.canceled {
-		if err := r.c.ctx.Err(); err != nil {
-			r.canceled, r.cancelErr = true, err
-		}
+	if !r.canceled && r.c.ctx.Err() != nil {
+		r.canceled, r.cancelErr = true, ctxError(r.c.ctx)
 	}
 	status := statusOK
 	if r.canceled {
@@ -144,9 +154,24 @@ func (r *remoteLoop[T, U]) sendReady(s int) {
 func (r *remoteLoop[T, U]) loop() {
 	var b backoff
 	ready := func() bool { return len(r.results) > 0 }
+	ctxDone := r.c.ctx.Done()
 	for !r.w.Stopped() || r.held > 0 {
 		r.c.pan.check(r.k)
 		progressed := false
+		if !r.cancelSent {
+			select {
+			case <-ctxDone:
+				// Tell the root now rather than with the next READY, which
+				// may be a long batch away.
+				r.cancelSent = true
+				if !r.canceled {
+					r.canceled, r.cancelErr = true, ctxError(r.c.ctx)
+				}
+				r.send(emptyFrame(wire.KindCancel, statusOK))
+				progressed = true
+			default:
+			}
+		}
 		for len(r.results) > 0 {
 			r.finish(<-r.results)
 			progressed = true
@@ -171,10 +196,34 @@ func (r *remoteLoop[T, U]) finish(res slotResult) {
 	}
 	step(r.k, r.w.SendResult(res.slot))
 	r.held--
-	if f := res.fault; f != nil {
-		r.c.rep.add(f.key, f.class, f.kind, f.msg, f.err)
+	for _, f := range res.faults {
+		r.record(f)
 	}
 	r.sendReady(res.slot)
+}
+
+// record reports one fault of a RESULT just sent.
+func (r *remoteLoop[T, U]) record(f rankFault) {
+	rep := r.c.rep
+	switch {
+	case f.index < 0:
+		rep.addCall(f.taskKey, sched.ClassWire, f.kind, f.msg, f.err)
+		return
+	case f.stopped && !r.c.collect:
+		if r.stopped == nil {
+			r.stopped = &f // reported with the input length, known at the end
+		}
+		return
+	case !f.stopped && !f.collateral:
+		class := sched.ClassUser
+		if f.kind == KindWire {
+			class = sched.ClassWire
+		}
+		rep.addItem(f.index, class, f.kind, f.msg, f.err)
+	}
+	if r.c.collect {
+		rep.note(ItemFailure{Index: f.index, Kind: f.kind, Rank: r.k.rank, Message: f.msg, err: f.err})
+	}
 }
 
 // pollRoot services at most one message from the root: a TASK for a slot
@@ -200,6 +249,9 @@ func (r *remoteLoop[T, U]) pollRoot() bool {
 		r.k.abortProtocol(fmt.Sprintf("%v for slot %d of %d", h.Kind, s, r.logical))
 	}
 	switch h.Kind {
+	case wire.KindCancel:
+		tracef("recv-cancel")
+		r.c.cancel(ErrStopped)
 	case wire.KindStop:
 		step(r.k, r.w.OnStop(s))
 		n, err := parseStop(payload)
@@ -267,10 +319,10 @@ func (r *remoteLoop[T, U]) runTask(s int, j remoteJob, scratch []byte) (res slot
 func (r *remoteLoop[T, U]) evalTask(s int, j remoteJob, scratch []byte) (res slotResult, ok bool) {
 	k, id, batch := r.k, j.id, r.c.batch
 	res.slot = j.slot
-	wireFault := func(indices []int64, taskKey int64, what string, err error) (slotResult, bool) {
+	frameFault := func(indices []int64, taskKey int64, what string, err error) (slotResult, bool) {
 		msg := fmt.Sprintf("rank %d: %s of batch %d: %v", k.rank, what, id, err)
-		res.fault = &rankFault{key: taskKey, class: sched.ClassWire, kind: KindWire, msg: msg, err: err}
-		res.frame = withSlot(faultFrame(id, statusWire, indices, resultFault{Index: taskKey, Message: errmsg.Bound(msg)}), j.slot)
+		res.faults = []rankFault{{index: -1, taskKey: taskKey, kind: KindWire, msg: msg, err: err}}
+		res.frame = withSlot(faultFrame(id, statusWire, indices, resultFault{Index: taskKey, Kind: uint8(KindWire), Message: errmsg.Bound(msg)}), j.slot)
 		return res, true
 	}
 	indices, rest, err := splitIndices(j.h, j.payload)
@@ -284,28 +336,150 @@ func (r *remoteLoop[T, U]) evalTask(s int, j remoteJob, scratch []byte) (res slo
 		if id <= math.MaxInt64/int64(batch) {
 			key = id * int64(batch)
 		}
-		return wireFault(nil, key, "decoding the TASK", err)
+		return frameFault(nil, key, "decoding the TASK", err)
 	}
+	var t0 time.Time
+	if j.h.Status&(taskStats|taskSpans) != 0 {
+		t0 = time.Now()
+	}
+	defer func() {
+		m := &r.meters[s]
+		m.items += int64(len(indices))
+		m.batches++
+		if !t0.IsZero() {
+			t1 := time.Now()
+			m.busy += t1.Sub(t0)
+			if j.h.Status&taskSpans != 0 {
+				m.spans = append(m.spans, BatchSpan{Rank: k.rank, Slot: s, Batch: id, Start: int(indices[0]), Count: len(indices),
+					Begin: t0.Sub(r.c.t0), End: t1.Sub(r.c.t0)})
+			}
+		}
+	}()
 	items, err := wire.DecodeItemsOwned[T](rest, len(indices))
 	if err != nil {
-		return wireFault(indices, indices[0], "decoding the items", err)
+		pos, known := wire.ItemPosition(err)
+		if !known {
+			return frameFault(indices, indices[0], "decoding the items", err)
+		}
+		msg := errmsg.Bound(fmt.Sprintf("rank %d: decoding item %d (batch %d): %v", k.rank, indices[pos], id, err))
+		if !r.c.collect {
+			res.faults = []rankFault{{index: int(indices[pos]), kind: KindWire, msg: msg, err: err}}
+			res.frame = withSlot(faultFrame(id, statusWire, indices, resultFault{Index: indices[pos], Kind: uint8(KindWire), Message: msg}), j.slot)
+			return res, true
+		}
+		var faults []rankFault
+		for q, ix := range indices {
+			f := rankFault{index: int(ix), kind: KindWire, msg: msg, err: err}
+			if q != pos {
+				f.msg, f.err, f.collateral = fmt.Sprintf("rank %d: not run: item %d of the same batch failed to decode", k.rank, indices[pos]), nil, true
+			}
+			faults = append(faults, f)
+		}
+		return r.partial(res, j, id, indices, faults, []U{}, scratch)
 	}
 	out := make([]U, len(items))
-	o, fine := evalBatch(r.c.f, s, items, out, r.c.stopOnError, r.c.pan)
+	o, fine := evalBatch(r.c.cctx, r.c.f, s, items, out, r.c.stopOnError, r.c.pan)
 	if !fine {
 		return res, false
 	}
-	if o.errIdx >= 0 {
-		i := indices[o.errIdx]
-		msg := errmsg.Bound(o.err.Error())
-		res.fault = &rankFault{key: i, class: sched.ClassUser, kind: KindUser, msg: msg, err: o.err}
-		res.frame = withSlot(faultFrame(id, statusUser, indices, resultFault{Index: i, Message: msg}), j.slot)
+	if !r.c.collect {
+		if f := o.first(); f != nil {
+			i := indices[f.pos]
+			msg := errmsg.Bound(f.err.Error())
+			rf := rankFault{index: int(i), kind: KindUser, msg: msg, err: f.err}
+			if f.stopped {
+				rf.kind, rf.msg, rf.stopped = KindCanceled, stoppedMessage(k.rank, int(i), f.err), true
+			}
+			res.faults = []rankFault{rf}
+			res.frame = withSlot(faultFrame(id, statusUser, indices, resultFault{Index: i, Kind: uint8(rf.kind), Message: rf.msg}), j.slot)
+			return res, true
+		}
+		buf, err := resultFrame(scratch, id, indices, out)
+		if err != nil {
+			pos, known := wire.ItemPosition(err)
+			if !known {
+				return frameFault(indices, indices[0], "encoding the results", err)
+			}
+			msg := errmsg.Bound(fmt.Sprintf("rank %d: encoding the result of item %d (batch %d): %v", k.rank, indices[pos], id, err))
+			res.faults = []rankFault{{index: int(indices[pos]), kind: KindWire, msg: msg, err: err}}
+			res.frame = withSlot(faultFrame(id, statusWire, indices, resultFault{Index: indices[pos], Kind: uint8(KindWire), Message: msg}), j.slot)
+			return res, true
+		}
+		res.frame = withSlot(buf, j.slot)
 		return res, true
 	}
-	buf, err := resultFrame(scratch, id, indices, out)
-	if err != nil {
-		return wireFault(indices, indices[0], "encoding the results", err)
+	// CollectAll: every failed item travels in the RESULT, with the
+	// results of the others.
+	var faults []rankFault
+	succ := out
+	var succIdx []int64
+	if len(o.faults) > 0 {
+		succ = make([]U, 0, len(out)-len(o.faults))
+		q := 0
+		for p := range out {
+			if q < len(o.faults) && o.faults[q].pos == p {
+				f := o.faults[q]
+				rf := rankFault{index: int(indices[p]), kind: KindUser, msg: errmsg.Bound(f.err.Error()), err: f.err}
+				if f.stopped {
+					rf.kind, rf.msg, rf.stopped = KindCanceled, stoppedMessage(k.rank, int(indices[p]), f.err), true
+				}
+				faults = append(faults, rf)
+				q++
+				continue
+			}
+			succ = append(succ, out[p])
+			succIdx = append(succIdx, indices[p])
+		}
+	} else {
+		succIdx = indices
 	}
+	return r.partial(res, j, id, indices, faults, succ, scratch, succIdx...)
+}
+
+// partial builds the RESULT of a CollectAll batch with faults (failed items,
+// in index order) and succ, the results of the other items (whose indices
+// are succIdx). When the results cannot be encoded, each of them fails
+// too (the one that failed with its error, the others naming it).
+func (r *remoteLoop[T, U]) partial(res slotResult, j remoteJob, id int64, indices []int64, faults []rankFault, succ []U, scratch []byte, succIdx ...int64) (slotResult, bool) {
+	k := r.k
+	build := func(faults []rankFault, succ []U) ([]byte, error) {
+		if len(faults) == 0 {
+			return resultFrame(scratch, id, indices, succ)
+		}
+		wf := make([]resultFault, len(faults))
+		for i, f := range faults {
+			wf[i] = resultFault{Index: int64(f.index), Kind: uint8(f.kind), Message: f.msg}
+		}
+		return partialFrame(scratch, id, indices, wf, succ)
+	}
+	buf, err := build(faults, succ)
+	if err != nil && len(succ) > 0 {
+		// The results failed to encode: fail them all, in index order.
+		pos, known := wire.ItemPosition(err)
+		msg := errmsg.Bound(fmt.Sprintf("rank %d: encoding the results of batch %d: %v", k.rank, id, err))
+		if known {
+			msg = errmsg.Bound(fmt.Sprintf("rank %d: encoding the result of item %d (batch %d): %v", k.rank, succIdx[pos], id, err))
+		}
+		all := append([]rankFault(nil), faults...)
+		for q, ix := range succIdx {
+			f := rankFault{index: int(ix), kind: KindWire, msg: msg, err: err}
+			if known && q != pos {
+				f.msg, f.err, f.collateral = fmt.Sprintf("rank %d: result not sent: item %d of the same batch failed to encode", k.rank, succIdx[pos]), nil, true
+			} else if !known && q > 0 {
+				f.collateral = true
+			}
+			all = append(all, f)
+		}
+		slices.SortFunc(all, func(a, b rankFault) int { return cmp.Compare(a.index, b.index) })
+		faults = all
+		buf, err = build(faults, []U{})
+	}
+	if err != nil {
+		res.faults = []rankFault{{index: -1, taskKey: indices[0], kind: KindWire, msg: fmt.Sprintf("rank %d: encoding the RESULT of batch %d: %v", k.rank, id, err), err: err}}
+		res.frame = withSlot(faultFrame(id, statusWire, indices, resultFault{Index: indices[0], Kind: uint8(KindWire), Message: errmsg.Bound(res.faults[0].msg)}), j.slot)
+		return res, true
+	}
+	res.faults = faults
 	res.frame = withSlot(buf, j.slot)
 	return res, true
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/hataori/hataori-go/hataori/internal/mpi"
 	"github.com/hataori/hataori-go/hataori/internal/sched"
 )
 
@@ -28,23 +29,56 @@ func tracef(format string, args ...any) {
 	}
 }
 
-// report is a rank's best (lowest-key) recoverable error of one call. It
-// is not synchronised: the root adds to it under its scheduler lock.
-type report struct {
-	k    *collective
+// fault is one recoverable error a rank reports: its error key, kind and
+// message, its original error, and whether it is about one item (then the
+// key's task key is that item's index).
+type fault struct {
 	key  int64
 	kind PmapErrorKind
 	msg  string
 	err  error
-	bad  string // an error key that could not be encoded
+	item bool
 }
 
-func newReport(k *collective) *report { return &report{k: k, key: sched.NoError} }
+// report is a rank's record of one call's recoverable errors: the best
+// (lowest-key) item-level and call-level faults it reported, for the final
+// convergence, and, under CollectAll, its list of failed items (the root's
+// holds every rank's; another rank's only its own, for their original
+// errors). It is not synchronised: the root adds to it under its scheduler
+// lock, a remote rank on its coordinator.
+type report struct {
+	k       *collective
+	root    int
+	collect bool
+	item    fault // best item-level fault (key sched.NoError: none)
+	call    fault // best call-level fault (a frame, the context, …)
+	bad     string
+	list    []ItemFailure
+	missing []failRange // the root: items that ended without a result (CollectAll)
+}
 
-// add records an error with task key taskKey and class, reported by this
-// rank. A key that cannot be encoded is an internal failure: the job aborts
-// with ExitProtocol.
-func (r *report) add(taskKey int64, class sched.Class, kind PmapErrorKind, msg string, err error) {
+// failRange is the items [lo, hi) that ended without a result.
+type failRange struct{ lo, hi int }
+
+func newReport(k *collective, root int, collect bool) *report {
+	return &report{k: k, root: root, collect: collect, item: fault{key: sched.NoError}, call: fault{key: sched.NoError}}
+}
+
+// addCall records an error that is not about one item (a call-level
+// condition with task key N, or a malformed frame with its batch's first
+// index) with class, reported by this rank. A key that cannot be encoded
+// is an internal failure: the job aborts with ExitProtocol.
+func (r *report) addCall(taskKey int64, class sched.Class, kind PmapErrorKind, msg string, err error) {
+	r.put(&r.call, taskKey, class, fault{kind: kind, msg: msg, err: err})
+}
+
+// addItem records the failure of item index with class (ClassUser or
+// ClassWire), reported by this rank.
+func (r *report) addItem(index int, class sched.Class, kind PmapErrorKind, msg string, err error) {
+	r.put(&r.item, int64(index), class, fault{kind: kind, msg: msg, err: err, item: true})
+}
+
+func (r *report) put(best *fault, taskKey int64, class sched.Class, f fault) {
 	key, kerr := sched.Key(taskKey, class, r.k.size, r.k.rank)
 	if kerr != nil {
 		// Recorded, not aborted here: add may run off the MPI main thread
@@ -54,39 +88,71 @@ func (r *report) add(taskKey int64, class sched.Class, kind PmapErrorKind, msg s
 		}
 		return
 	}
-	if key < r.key {
-		r.key, r.kind, r.msg, r.err = key, kind, msg, err
+	if key < best.key {
+		f.key = key
+		*best = f
 	}
 }
 
-// failed reports whether this rank recorded an error.
-func (r *report) failed() bool { return r.key != sched.NoError }
+// note appends one failed item to the list (CollectAll).
+func (r *report) note(f ItemFailure) { r.list = append(r.list, f) }
+
+// itemFlag marks, in the converged code, a winner that is about one item.
+const itemFlag = 1 << 8
 
 // converge runs the final collective convergence and returns nil when no
-// rank reported an error, else the identical winning *PmapError. The kind
-// travels as the first byte of the broadcast message.
+// rank reported an error, else the identical winning *PmapError. Under
+// FailFast the lowest key of all wins (the lowest failing index first).
+// Under CollectAll a call-level error wins over item failures, since it is
+// what stopped the call (one more reduction, which every rank makes), and
+// then the root broadcasts the list of failed items (broadcastFailures).
+// The kind, and whether the winner is about one item, travel in the code.
 func (r *report) converge() error {
 	if r.bad != "" {
 		r.k.abortProtocol(r.bad)
 	}
-	code, msg := int32(0), ""
-	if r.failed() {
-		code, msg = int32(r.kind), r.msg
+	best := r.item
+	if r.call.key < best.key {
+		best = r.call
 	}
-	wk, wcode, wmsg, err := r.k.convergeCoded(r.key, code, msg)
+	if r.collect {
+		w, err := mpi.AllreduceMinInt64(r.k.comm, r.call.key)
+		if err != nil {
+			r.k.abortTransport(err)
+		}
+		best = r.item
+		if w != sched.NoError {
+			best = r.call
+		}
+	}
+	code, msg := int32(0), ""
+	if best.key != sched.NoError {
+		code, msg = int32(best.kind), best.msg
+		if best.item {
+			code |= itemFlag
+		}
+	}
+	wk, wcode, wmsg, err := r.k.convergeCoded(best.key, code, msg)
 	if err != nil {
 		r.k.abortTransport(err)
 	}
 	if wk == sched.NoError {
 		return nil
 	}
-	kind := PmapErrorKind(wcode)
+	kind := PmapErrorKind(wcode &^ itemFlag)
 	if kind < KindReentrant || kind > KindCanceled {
 		kind = KindProtocol
 	}
-	e := &PmapError{Kind: kind, Key: wk, Rank: int(wk % int64(r.k.size)), Message: wmsg}
-	if wk == r.key {
-		e.err = r.err
+	e := &PmapError{Kind: kind, Index: -1, Key: wk, Rank: int(wk % int64(r.k.size)), Message: wmsg}
+	if wcode&itemFlag != 0 {
+		task, _, _ := sched.SplitKey(wk, r.k.size)
+		e.Index = int(task)
+	}
+	if wk == best.key {
+		e.err = best.err
+	}
+	if r.collect {
+		e.Failures = r.broadcastFailures(e)
 	}
 	return e
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/hataori/hataori-go/hataori/internal/errmsg"
 	"github.com/hataori/hataori-go/hataori/internal/sched"
@@ -23,15 +25,12 @@ import (
 // ranks' messages to it under the same lock. So the root's own work never
 // keeps a remote READY waiting: the coordinator is never the one computing.
 type rootLoop[T, U any] struct {
-	ctx         context.Context
-	k           *collective
-	items       []T
-	out         []U
-	f           func(int, T) (U, error)
-	stopOnError bool
-	spare       bool
-	rep         *report
-	pan         *panicSlot
+	c     *call[T, U]
+	k     *collective
+	items []T
+	out   []U
+	rep   *report
+	pan   *panicSlot
 
 	mu        sync.Mutex
 	sch       *sched.Scheduler
@@ -43,7 +42,27 @@ type rootLoop[T, U any] struct {
 	fatal     string // an internal failure seen on a slot, for the coordinator to abort with
 	inlineRun slotRun
 
-	taskBuf []byte // the last TASK's memory, reused once its send has returned
+	taskBuf   []byte // the last TASK's memory, reused once its send has returned
+	taskFlags uint8  // what the other ranks measure (taskStats, taskSpans)
+
+	// failing is set (under mu) once the scheduler has failed; the
+	// coordinator then cancels the callbacks' context here and, with
+	// CANCEL, on every rank that still runs a batch (stopping, once).
+	failing  atomic.Bool
+	stopping bool
+
+	// Progress (OnProgress): items finished and failed, updated under mu;
+	// the coordinator reports them.
+	done, failed atomic.Int64
+	lastDone     int64
+	lastReport   time.Time
+
+	// Statistics (Options.Stats).
+	timing     bool        // measure the root's slots
+	meters     []slotMeter // one per root slot, written by that slot (end under mu)
+	sent, recv []int64     // frame bytes to and from each rank (coordinator only)
+	remote     []rankStats // each rank's DRAIN statistics (coordinator only)
+	haveRemote []bool
 }
 
 // slotRun is what a root slot carries from one batch to the next.
@@ -65,11 +84,22 @@ func runRoot[T, U any](c *call[T, U], slots []int, pending []pendingReady, start
 		k.abortProtocol(err.Error())
 	}
 	r := &rootLoop[T, U]{
-		ctx: c.ctx, k: k, items: c.items, out: make([]U, len(c.items)), f: c.f,
-		stopOnError: c.stopOnError, spare: c.spare, rep: c.rep, pan: c.pan,
+		c: c, k: k, items: c.items, out: make([]U, len(c.items)), rep: c.rep, pan: c.pan,
 		sch: sch, slots: slots[k.rank], finished: make(chan struct{}),
+		timing: c.stats != nil, meters: make([]slotMeter, slots[k.rank]),
+		sent: make([]int64, k.size), recv: make([]int64, k.size),
+		remote: make([]rankStats, k.size), haveRemote: make([]bool, k.size),
+	}
+	if c.stats != nil {
+		r.taskFlags |= taskStats
+		if c.stats.RecordSpans {
+			r.taskFlags |= taskSpans
+		}
 	}
 	if c.inline {
+		if r.timing {
+			r.meters[0].begin = time.Since(c.t0)
+		}
 		start(nil)
 	} else {
 		start(r.serve)
@@ -78,6 +108,7 @@ func runRoot[T, U any](c *call[T, U], slots []int, pending []pendingReady, start
 		r.onReady(p.rank, 0, p.status)
 	}
 	r.loop(c.inline)
+	r.progress(true)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.fatal != "" {
@@ -87,15 +118,49 @@ func runRoot[T, U any](c *call[T, U], slots []int, pending []pendingReady, start
 		k.abortProtocol(err.Error())
 	}
 	st := sch.Stats()
-	c.stats = &st
+	c.schedStats = &st
 	if !sch.Failed() && sch.Completed() != len(c.items) {
 		k.abortProtocol(fmt.Sprintf("finished with %d of %d items", sch.Completed(), len(c.items)))
+	}
+	if c.collect && sch.Failed() {
+		r.collectMissing()
+	}
+	if c.stats != nil {
+		for i := range r.meters {
+			r.meters[i].busy = r.meters[i].end - r.meters[i].begin
+		}
+		cs := buildStats(k.rank, time.Since(c.t0), r.meters, st, r.remote, r.haveRemote, r.sent, r.recv, c.stats.RecordSpans)
+		c.callStats = &cs
 	}
 	return r.out
 }
 
+// collectMissing records, for a CollectAll call that stopped early, the
+// ranges of items that ended without a result and are not in the list of
+// failed items (under mu).
+func (r *rootLoop[T, U]) collectMissing() {
+	listed := make(map[int]bool, len(r.rep.list))
+	for _, f := range r.rep.list {
+		listed[f.Index] = true
+	}
+	lo := -1
+	for i := 0; i <= len(r.items); i++ {
+		miss := i < len(r.items) && !r.sch.IsDone(i) && !listed[i]
+		switch {
+		case miss && lo < 0:
+			lo = i
+		case !miss && lo >= 0:
+			r.rep.missing = append(r.rep.missing, failRange{lo, i})
+			lo = -1
+		}
+	}
+}
+
 // serve is the loop of root slot s, on that slot's goroutine.
 func (r *rootLoop[T, U]) serve(s int) {
+	if r.timing {
+		r.meters[s].begin = time.Since(r.c.t0)
+	}
 	var run slotRun
 	for r.step(s, &run) {
 	}
@@ -110,7 +175,16 @@ func (r *rootLoop[T, U]) step(s int, run *slotRun) bool {
 	}
 	b := run.b
 	tracef("root-batch-start slot=%d batch=%d", s, b.ID)
-	o, ok := evalBatch(r.f, s, r.items[b.Start:b.End()], r.out[b.Start:b.End()], r.stopOnError, r.pan)
+	var t0 time.Duration
+	spans := r.c.stats != nil && r.c.stats.RecordSpans
+	if spans {
+		t0 = time.Since(r.c.t0)
+	}
+	o, ok := evalBatch(r.c.cctx, r.c.f, s, r.items[b.Start:b.End()], r.out[b.Start:b.End()], r.c.stopOnError, r.pan)
+	if spans {
+		m := &r.meters[s]
+		m.spans = append(m.spans, BatchSpan{Rank: r.k.rank, Slot: s, Batch: b.ID, Start: b.Start, Count: b.Count, Begin: t0, End: time.Since(r.c.t0)})
+	}
 	tracef("root-batch-done slot=%d batch=%d", s, b.ID)
 	run.o = o
 	return ok
@@ -127,14 +201,13 @@ func (r *rootLoop[T, U]) next(s int, run *slotRun) bool {
 	}
 	if run.have {
 		run.have = false
-		if o := run.o; o.errIdx >= 0 {
-			i := run.b.Start + o.errIdx
-			r.rep.add(int64(i), sched.ClassUser, KindUser, errmsg.Bound(o.err.Error()), o.err)
-		}
-		if err := r.sch.CompleteRoot(s, run.o.errIdx < 0); err != nil {
+		ok := r.recordRoot(run.b, &run.o)
+		if err := r.sch.CompleteRoot(s, ok); err != nil {
 			r.setFatal(err)
 			return false
 		}
+		r.done.Add(int64(run.b.Count))
+		r.noteFailed()
 	}
 	d, b, err := r.sch.RootDispatch(s)
 	if err != nil {
@@ -143,6 +216,9 @@ func (r *rootLoop[T, U]) next(s int, run *slotRun) bool {
 	}
 	if d == sched.Stop {
 		run.done = true
+		if r.timing {
+			r.meters[s].end = time.Since(r.c.t0)
+		}
 		r.stopped++
 		if r.stopped == r.slots {
 			if err := r.sch.OnDrain(r.k.rank); err != nil {
@@ -156,6 +232,60 @@ func (r *rootLoop[T, U]) next(s int, run *slotRun) bool {
 	}
 	run.have, run.b = true, b
 	return true
+}
+
+// recordRoot reports the failing items of a batch a root slot ran (under
+// mu) and returns whether the batch completes without failing the call:
+// under FailFast only a batch without a failing item; under CollectAll
+// every batch (each failed item goes to the list).
+func (r *rootLoop[T, U]) recordRoot(b sched.Batch, o *batchOutcome) bool {
+	if len(o.faults) == 0 {
+		return true
+	}
+	me := r.k.rank
+	if !r.c.collect {
+		f := o.first()
+		i := b.Start + f.pos
+		if f.stopped {
+			r.rep.addCall(stoppedKey(len(r.items)), sched.ClassDrain, KindCanceled, stoppedMessage(me, i, f.err), f.err)
+		} else {
+			r.rep.addItem(i, sched.ClassUser, KindUser, errmsg.Bound(f.err.Error()), f.err)
+		}
+		r.failed.Add(1)
+		return false
+	}
+	for _, f := range o.faults {
+		i := b.Start + f.pos
+		kind, msg := KindUser, errmsg.Bound(f.err.Error())
+		if f.stopped {
+			kind, msg = KindCanceled, stoppedMessage(me, i, f.err)
+		} else {
+			r.rep.addItem(i, sched.ClassUser, KindUser, msg, f.err)
+		}
+		r.rep.note(ItemFailure{Index: i, Kind: kind, Rank: me, Message: msg, err: f.err})
+	}
+	r.failed.Add(int64(len(o.faults)))
+	return true
+}
+
+// stoppedKey is the task key of an item that failed with the call's own
+// cancellation: one past the call-level key N, so that it loses to the
+// failure (or the cancellation) that stopped the call on any rank.
+func stoppedKey(n int) int64 { return int64(n) + 1 }
+
+// stoppedMessage is the message of an item that failed with the call's own
+// cancellation.
+func stoppedMessage(rank, index int, err error) string {
+	return errmsg.Bound(fmt.Sprintf("rank %d: item %d stopped by the call's cancellation: %v", rank, index, err))
+}
+
+// noteFailed sets failing, and wakes the coordinator, the first time the
+// scheduler is seen failed (under mu).
+func (r *rootLoop[T, U]) noteFailed() {
+	if !r.failing.Load() && r.sch.Failed() {
+		r.failing.Store(true)
+		r.pan.nudge()
+	}
 }
 
 // setFatal records an internal failure seen off the coordinator (called
@@ -183,9 +313,9 @@ func (r *rootLoop[T, U]) closeFinished() {
 }
 
 // loop is the coordinator: it services one Iprobe-detected message per
-// round, checks the context and the slots' panics, and backs off when
-// idle; it returns once every rank has drained. At world size one it just
-// waits.
+// round, checks the context, the slots' panics and failures, reports
+// progress, and backs off when idle; it returns once every rank has
+// drained. At world size one it just waits.
 func (r *rootLoop[T, U]) loop(inline bool) {
 	var b backoff
 	ready := func() bool {
@@ -196,23 +326,32 @@ func (r *rootLoop[T, U]) loop(inline bool) {
 			return false
 		}
 	}
+	var tick <-chan time.Time
+	if r.c.onProgress != nil && r.k.size == 1 && !inline {
+		t := time.NewTicker(r.c.progressEvery)
+		defer t.Stop()
+		tick = t.C
+	}
 	for {
 		r.pan.check(r.k)
 		r.checkContext()
+		r.stopIfFailing()
+		r.progress(false)
 		select {
 		case <-r.finished:
 			return
 		default:
 		}
 		if r.k.size == 1 && !inline {
-			ctxDone := r.ctx.Done()
-			if r.ctx.Err() != nil {
+			ctxDone := r.c.ctx.Done()
+			if r.c.ctx.Err() != nil {
 				ctxDone = nil // already reported by checkContext
 			}
 			select {
 			case <-r.finished:
 			case <-r.pan.wake:
 			case <-ctxDone:
+			case <-tick:
 			}
 			continue
 		}
@@ -229,14 +368,62 @@ func (r *rootLoop[T, U]) loop(inline bool) {
 			b.reset()
 			continue
 		}
-		b.wait(r.spare, ready, r.pan.wake)
+		b.wait(r.c.spare, ready, r.pan.wake)
+	}
+}
+
+// progress calls the OnProgress hook, on the coordinator, when the count
+// of finished items changed and ProgressEvery has passed since the last
+// call; final reports unconditionally (once, at the end of the call).
+func (r *rootLoop[T, U]) progress(final bool) {
+	if r.c.onProgress == nil {
+		return
+	}
+	n := r.done.Load()
+	if !final && n == r.lastDone {
+		return
+	}
+	now := time.Now()
+	if !final && now.Sub(r.lastReport) < r.c.progressEvery {
+		return
+	}
+	r.lastDone, r.lastReport = n, now
+	r.c.onProgress(Progress{Done: int(n), Failed: int(r.failed.Load()), Total: len(r.items), Elapsed: now.Sub(r.c.t0)})
+}
+
+// stopIfFailing, once the scheduler has failed, cancels the callbacks'
+// context and sends CANCEL to every other rank that has a slot the root
+// has not yet sent STOP (only the coordinator sends, so no STOP can
+// overtake the check: such a rank receives the CANCEL before its last
+// STOP, hence before its DRAIN).
+func (r *rootLoop[T, U]) stopIfFailing() {
+	if r.stopping || !r.failing.Load() {
+		return
+	}
+	r.stopping = true
+	r.c.cancel(ErrStopped)
+	for rank := range r.k.size {
+		if rank == r.k.rank {
+			continue
+		}
+		r.mu.Lock()
+		busy := false
+		if !r.sch.RankDrained(rank) {
+			for s := range r.sch.SlotCount(rank) {
+				busy = busy || r.sch.State(rank, s) != sched.StopReceived
+			}
+		}
+		r.mu.Unlock()
+		if busy {
+			r.send(rank, emptyFrame(wire.KindCancel, statusOK), "CANCEL")
+		}
 	}
 }
 
 // checkContext turns the end of ctx into a call-level failure, once.
 func (r *rootLoop[T, U]) checkContext() {
 	select {
-	case <-r.ctx.Done():
+	case <-r.c.ctx.Done():
 	default:
 		return
 	}
@@ -247,8 +434,19 @@ func (r *rootLoop[T, U]) checkContext() {
 	}
 	r.canceled = true
 	r.sch.Fail()
-	err := r.ctx.Err()
-	r.rep.add(int64(len(r.items)), sched.ClassDrain, KindCanceled, fmt.Sprintf("rank %d: context done: %v", r.k.rank, err), err)
+	r.noteFailed()
+	err := ctxError(r.c.ctx)
+	r.rep.addCall(int64(len(r.items)), sched.ClassDrain, KindCanceled, fmt.Sprintf("rank %d: context done: %v", r.k.rank, err), err)
+}
+
+// ctxError is the error a rank reports for its ended context: ctx.Err(),
+// with context.Cause alongside when it says more.
+func ctxError(ctx context.Context) error {
+	err := ctx.Err()
+	if cause := context.Cause(ctx); cause != nil && cause != err {
+		return fmt.Errorf("%w (cause: %w)", err, cause)
+	}
+	return err
 }
 
 // pollRemote services at most one waiting scheduler message.
@@ -264,6 +462,9 @@ func (r *rootLoop[T, U]) pollRemote() bool {
 		return false
 	}
 	h, payload, from, err := r.k.recvFrame(src, tagPmap)
+	if from >= 0 && from < r.k.size {
+		r.recv[from] += int64(wire.HeaderSize + len(payload))
+	}
 	if err != nil {
 		var we *wire.Error
 		if !errors.As(err, &we) || from < 0 || from >= r.k.size {
@@ -283,8 +484,18 @@ func (r *rootLoop[T, U]) pollRemote() bool {
 		tracef("recv-result rank=%d slot=%d bytes=%d", from, s, len(payload))
 		r.onResult(from, s, h, payload)
 	case wire.KindDrain:
+		if v, err := parseInt64s(payload); err == nil {
+			r.remote[from], r.haveRemote[from] = parseDrainStats(v, from)
+		}
 		r.locked(func() error { return r.sch.OnDrain(from) })
 		tracef("recv-drain rank=%d", from)
+	case wire.KindCancel:
+		// The rank's context ended; it reports the cancellation itself.
+		r.mu.Lock()
+		r.sch.Fail()
+		r.noteFailed()
+		r.mu.Unlock()
+		tracef("recv-cancel rank=%d", from)
 	default:
 		r.k.abortProtocol(fmt.Sprintf("%v from rank %d", h.Kind, from))
 	}
@@ -296,6 +507,7 @@ func (r *rootLoop[T, U]) locked(f func() error) {
 	r.mu.Lock()
 	err := f()
 	if err == nil {
+		r.noteFailed()
 		r.checkFinished()
 	}
 	r.mu.Unlock()
@@ -326,82 +538,123 @@ func (r *rootLoop[T, U]) malformed(from, s int, we *wire.Error) {
 			b, err = r.sch.FailRunning(from, s)
 			return err
 		})
-		r.addLocked(int64(b.Start), sched.ClassWire, KindWire, msg, we)
+		r.done.Add(int64(b.Count))
+		r.addCallLocked(int64(b.Start), sched.ClassWire, KindWire, msg, we)
 	case s < slots && state == sched.Idle:
 		r.mu.Lock()
 		r.sch.Fail()
+		r.noteFailed()
 		r.mu.Unlock()
-		r.addLocked(int64(len(r.items)), sched.ClassWire, KindWire, msg, we)
+		r.addCallLocked(int64(len(r.items)), sched.ClassWire, KindWire, msg, we)
 		r.onReady(from, s, statusOK)
 	case allStopped && slots > 0:
-		r.addLocked(int64(len(r.items)), sched.ClassWire, KindWire, msg, we)
+		r.addCallLocked(int64(len(r.items)), sched.ClassWire, KindWire, msg, we)
 		r.locked(func() error { return r.sch.OnDrain(from) })
 	default:
 		r.k.abortProtocol(msg)
 	}
 }
 
-func (r *rootLoop[T, U]) addLocked(taskKey int64, class sched.Class, kind PmapErrorKind, msg string, err error) {
+func (r *rootLoop[T, U]) addCallLocked(taskKey int64, class sched.Class, kind PmapErrorKind, msg string, err error) {
 	r.mu.Lock()
-	r.rep.add(taskKey, class, kind, msg, err)
+	r.rep.addCall(taskKey, class, kind, msg, err)
 	r.mu.Unlock()
 }
 
 // onReady answers a READY from (rank, slot) with a TASK or a STOP. The
 // TASK is encoded and sent outside the lock, so the root's slots keep
-// taking batches meanwhile.
+// taking batches meanwhile. A batch whose items cannot be encoded fails:
+// under FailFast the call (the READY then gets STOP), under CollectAll
+// only the batch's items (the READY gets the next batch).
 func (r *rootLoop[T, U]) onReady(from, s int, status uint8) {
 	switch status {
 	case statusOK:
 	case statusCanceled:
 		r.mu.Lock()
 		r.sch.Fail() // the rank itself reports the cancellation
+		r.noteFailed()
 		r.mu.Unlock()
 	default:
 		r.k.abortProtocol(fmt.Sprintf("READY from rank %d with status %d", from, status))
 	}
-	var d sched.Decision
-	var b sched.Batch
-	r.locked(func() (err error) {
-		d, b, err = r.sch.OnReady(from, s)
-		return err
-	})
-	if d == sched.Assign {
+	for {
+		var d sched.Decision
+		var b sched.Batch
+		r.locked(func() (err error) {
+			d, b, err = r.sch.OnReady(from, s)
+			return err
+		})
+		if d != sched.Assign {
+			r.send(from, withSlot(stopFrame(len(r.items)), s), "STOP")
+			return
+		}
 		buf, err := taskFrame(r.taskBuf, b.ID, b.Start, r.items[b.Start:b.End()])
 		if err == nil {
+			buf[2] = r.taskFlags                   // the header's Status byte
 			r.send(from, withSlot(buf, s), "TASK") // a blocking send: buf is free again when it returns
 			r.taskBuf = buf
 			debugTaskSent()
 			return
 		}
-		// The items cannot travel: fail the batch and answer STOP.
-		r.addLocked(int64(b.Start), sched.ClassWire, KindWire, fmt.Sprintf("rank %d: encoding batch %d for rank %d: %v", r.k.rank, b.ID, from, err), err)
-		r.locked(func() error {
-			if _, err := r.sch.FailRunning(from, s); err != nil {
-				return err
-			}
-			if d, _, err := r.sch.OnReady(from, s); err != nil || d != sched.Stop {
-				return fmt.Errorf("no STOP after a failed TASK encoding: %v", err)
-			}
-			return nil
-		})
+		r.taskEncodeFailed(from, s, b, err)
 	}
-	r.send(from, withSlot(stopFrame(len(r.items)), s), "STOP")
+}
+
+// taskEncodeFailed completes batch b, assigned to (from, s), whose items
+// could not be encoded.
+func (r *rootLoop[T, U]) taskEncodeFailed(from, s int, b sched.Batch, err error) {
+	me := r.k.rank
+	pos, known := wire.ItemPosition(err)
+	msg := fmt.Sprintf("rank %d: encoding batch %d for rank %d: %v", me, b.ID, from, err)
+	if known {
+		msg = fmt.Sprintf("rank %d: encoding item %d (batch %d) for rank %d: %v", me, b.Start+pos, b.ID, from, err)
+	}
+	msg = errmsg.Bound(msg)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.c.collect && known {
+		for i := b.Start; i < b.End(); i++ {
+			m, e := msg, err
+			if i != b.Start+pos {
+				m, e = fmt.Sprintf("rank %d: not sent: item %d of the same batch could not be encoded", me, b.Start+pos), nil
+			}
+			r.rep.note(ItemFailure{Index: i, Kind: KindWire, Rank: me, Message: m, err: e})
+		}
+		r.rep.addItem(b.Start+pos, sched.ClassWire, KindWire, msg, err)
+		if err := r.sch.OnResult(from, s, b.ID, b.Indices(), true); err != nil {
+			r.k.abortProtocol(err.Error())
+		}
+		r.failed.Add(int64(b.Count))
+	} else {
+		if known {
+			r.rep.addItem(b.Start+pos, sched.ClassWire, KindWire, msg, err)
+		} else {
+			r.rep.addCall(int64(b.Start), sched.ClassWire, KindWire, msg, err)
+		}
+		if _, err := r.sch.FailRunning(from, s); err != nil {
+			r.k.abortProtocol(err.Error())
+		}
+		r.failed.Add(1)
+	}
+	r.done.Add(int64(b.Count))
+	r.noteFailed()
 }
 
 func (r *rootLoop[T, U]) send(to int, buf []byte, what string) {
 	tracef("send kind=%s to=%d bytes=%d", what, to, len(buf))
+	r.sent[to] += int64(len(buf))
 	if err := r.k.sendFrame(to, tagPmap, buf); err != nil {
 		r.k.abortTransport(err)
 	}
 }
 
 // onResult validates a RESULT fully before anything changes, then decodes
-// the results into the table (unless the call already failed, in which
-// case they are discarded) and completes the slot. payload is the frame
-// recvFrame received for this message alone, so bulk results alias it
-// instead of being copied out (wire.DecodeItemsOwned). Decoding runs outside
-// the lock: the batch's window of the table belongs to it alone.
+// the results into the table (unless the call already failed under
+// FailFast, in which case they are discarded) and completes the slot.
+// payload is the frame recvFrame received for this message alone, so bulk
+// results alias it instead of being copied out (wire.DecodeItemsOwned).
+// Decoding runs outside the lock: the batch's window of the table belongs
+// to it alone.
 func (r *rootLoop[T, U]) onResult(from, s int, h wire.Header, payload []byte) {
 	r.mu.Lock()
 	pinned, _ := r.sch.RunningBatch(from, s)
@@ -419,26 +672,96 @@ func (r *rootLoop[T, U]) onResult(from, s int, h wire.Header, payload []byte) {
 	err = r.sch.ValidateResult(from, s, id, indices)
 	failed := r.sch.Failed()
 	r.mu.Unlock()
-	if err != nil || h.Status > statusWire {
-		if err == nil {
-			err = fmt.Errorf("unknown RESULT status %d", h.Status)
-		}
+	if err == nil && (h.Status > statusPartial || h.Status == statusCanceled || (h.Status == statusPartial && !r.c.collect)) {
+		err = fmt.Errorf("unexpected RESULT status %d", h.Status)
+	}
+	if err != nil {
 		r.failRunning(from, s, KindProtocol, fmt.Sprintf("rank %d: RESULT from rank %d: %v", r.k.rank, from, err), err)
 		return
 	}
-	ok := h.Status == statusOK
-	if ok && !failed {
-		vals, err := wire.DecodeItemsOwned[U](rest, len(indices))
+	ok := true
+	nfailed := 0
+	switch h.Status {
+	case statusUser, statusWire:
+		ok, nfailed = false, 1 // the rank reports its failure itself
+	case statusOK:
+		if !failed || r.c.collect {
+			ok, nfailed = r.decodeResults(from, pinned, indices, nil, rest)
+		}
+	case statusPartial:
+		faults, res, err := parsePartial(rest, indices)
 		if err != nil {
-			ok = false
-			r.addLocked(int64(pinned.Start), sched.ClassWire, KindWire,
-				fmt.Sprintf("rank %d: decoding the results of batch %d from rank %d: %v", r.k.rank, pinned.ID, from, err), err)
-		} else {
-			copy(r.out[pinned.Start:pinned.End()], vals)
+			r.failRunning(from, s, KindWire, fmt.Sprintf("rank %d: RESULT of batch %d from rank %d: %v", r.k.rank, pinned.ID, from, err), err)
+			return
+		}
+		r.mu.Lock()
+		for _, f := range faults {
+			r.rep.note(ItemFailure{Index: int(f.Index), Kind: PmapErrorKind(f.Kind), Rank: from, Message: f.Message})
+		}
+		r.mu.Unlock()
+		ok, nfailed = r.decodeResults(from, pinned, indices, faults, res)
+		nfailed += len(faults)
+	}
+	r.failed.Add(int64(nfailed))
+	r.locked(func() error { return r.sch.OnResult(from, s, id, indices, ok) })
+	r.done.Add(int64(len(indices)))
+	debugResultReceived()
+}
+
+// decodeResults decodes the results of batch pinned, whose items faults
+// name failed (in index order), into the result table. A result that fails
+// to decode is a failure of its item (under CollectAll the batch's other
+// decoded results are lost with it, each a failure naming that item);
+// when the failure cannot be pinned to one item, the batch fails as a
+// whole, and so does the call. It returns whether the batch completes
+// without failing the call, and how many items it failed.
+func (r *rootLoop[T, U]) decodeResults(from int, pinned sched.Batch, indices []int64, faults []resultFault, payload []byte) (bool, int) {
+	pos := indices
+	if len(faults) > 0 {
+		pos = make([]int64, 0, len(indices)-len(faults))
+		j := 0
+		for _, ix := range indices {
+			if j < len(faults) && faults[j].Index == ix {
+				j++
+				continue
+			}
+			pos = append(pos, ix)
 		}
 	}
-	r.locked(func() error { return r.sch.OnResult(from, s, id, indices, ok) })
-	debugResultReceived()
+	vals, err := wire.DecodeItemsOwned[U](payload, len(pos))
+	if err == nil {
+		if len(faults) == 0 {
+			copy(r.out[pinned.Start:pinned.End()], vals)
+		} else {
+			for q, ix := range pos {
+				r.out[ix] = vals[q]
+			}
+		}
+		return true, 0
+	}
+	me := r.k.rank
+	p, known := wire.ItemPosition(err)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !known {
+		r.rep.addCall(int64(pinned.Start), sched.ClassWire, KindWire,
+			fmt.Sprintf("rank %d: decoding the results of batch %d from rank %d: %v", me, pinned.ID, from, err), err)
+		return false, 0
+	}
+	bad := int(pos[p])
+	msg := errmsg.Bound(fmt.Sprintf("rank %d: decoding the result of item %d (batch %d) from rank %d: %v", me, bad, pinned.ID, from, err))
+	r.rep.addItem(bad, sched.ClassWire, KindWire, msg, err)
+	if !r.c.collect {
+		return false, 1
+	}
+	for _, ix := range pos {
+		m, e := msg, err
+		if int(ix) != bad {
+			m, e = fmt.Sprintf("rank %d: result lost: item %d of the same RESULT failed to decode", me, bad), nil
+		}
+		r.rep.note(ItemFailure{Index: int(ix), Kind: KindWire, Rank: me, Message: m, err: e})
+	}
+	return true, len(pos)
 }
 
 func (r *rootLoop[T, U]) failRunning(from, s int, kind PmapErrorKind, msg string, err error) {
@@ -447,5 +770,6 @@ func (r *rootLoop[T, U]) failRunning(from, s int, kind PmapErrorKind, msg string
 		b, ferr = r.sch.FailRunning(from, s)
 		return ferr
 	})
-	r.addLocked(int64(b.Start), sched.ClassWire, kind, msg, err)
+	r.done.Add(int64(b.Count))
+	r.addCallLocked(int64(b.Start), sched.ClassWire, kind, msg, err)
 }

@@ -66,3 +66,17 @@ func wireTypeCause(a *agreedFailure) error {
 	}
 	return &wire.Error{Kind: wire.ErrType, Detail: a.Message}
 }
+
+// preflightCause is what the error of an agreed preflight failure unwraps
+// to: the rebuilt type error for failType (wireTypeCause, equal on every
+// rank), otherwise the agreed cause (the failing rank's own error there,
+// its registered sentinel on every other rank), or nil.
+func preflightCause(a *agreedFailure) error {
+	if c := wireTypeCause(a); c != nil {
+		return c
+	}
+	if a == nil {
+		return nil
+	}
+	return a.Cause
+}

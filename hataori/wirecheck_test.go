@@ -1,3 +1,5 @@
+//lint:file-ignore U1000 the test types carry unexported and unused fields on purpose: they are what the type check must refuse
+
 package hataori
 
 //lint:file-ignore U1000 the test types carry unexported fields nothing reads on purpose: they are what CheckType refuses (or, tagged, leaves out)

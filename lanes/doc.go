@@ -23,10 +23,15 @@
 //     input order and reports the lowest failing index.
 //   - PmapLanes runs Hataori's collective Pmap protocol with this rank's local
 //     execution through its lanes, the calling goroutine acting as the MPI
-//     coordinator that overlaps them.
+//     coordinator that overlaps them. Its options, errors (the failing
+//     index, CollectAll), progress hook and statistics are hataori.Pmap's;
+//     PmapLanesContext also gives the callback the call's context, which is
+//     cancelled on every rank once the call is stopping.
 //   - Lanes.Run and Lanes.RunWithCoordinator are the low-level runs both are
 //     built on, with a Control shared by the lane bodies and the coordinator.
 //
 // A Lanes value is not reentrant: starting a run while another run (or a
-// PmapLanes call) is active on the same Lanes fails with ErrBusy.
+// PmapLanes call) is active on the same Lanes fails with ErrBusy. In
+// PmapLanes that is a collective preflight failure: every rank returns the
+// same *hataori.PmapError, and errors.Is(err, ErrBusy) holds on every rank.
 package lanes

@@ -63,3 +63,8 @@ func capturePanic(lane int, r any) *hataori.PanicError {
 // raise re-raises a captured panic on the caller: a Goexit as a Goexit, any
 // other panic as the *hataori.PanicError itself.
 func raise(p *hataori.PanicError) { slot.Repanic(p) }
+
+func init() {
+	slot.Register(slot.CauseLanesBusy, ErrBusy)
+	slot.Register(slot.CauseNoEngine, ErrNoEngine)
+}

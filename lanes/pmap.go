@@ -25,6 +25,19 @@ import (
 // running (ErrBusy) or a nil l (ErrNoEngine) fail this rank's admission
 // inside the call's preflight, and so does a nil f (hataori.ErrNilCallback).
 func PmapLanes[T, U, E any](ctx context.Context, comm hataori.Comm, l *Lanes[E], opts hataori.Options, rootItems hataori.Maybe[[]T], f func(item T, engine E) (U, error)) ([]U, error) {
+	var g func(context.Context, T, E) (U, error)
+	if f != nil {
+		g = func(_ context.Context, item T, engine E) (U, error) { return f(item, engine) }
+	}
+	return PmapLanesContext(ctx, comm, l, opts, rootItems, g)
+}
+
+// PmapLanesContext is PmapLanes whose callback also receives the call's
+// context, as for hataori.PmapContext: a child of ctx that is cancelled on
+// every rank once the call is stopping (an item failed somewhere under
+// hataori.FailFast, some rank's context ended, a frame failed), with
+// context.Cause hataori.ErrStopped there.
+func PmapLanesContext[T, U, E any](ctx context.Context, comm hataori.Comm, l *Lanes[E], opts hataori.Options, rootItems hataori.Maybe[[]T], f func(ctx context.Context, item T, engine E) (U, error)) ([]U, error) {
 	var exec slot.Executor = refusingExec{ErrNoEngine}
 	var engines []E
 	if l != nil {
@@ -32,7 +45,7 @@ func PmapLanes[T, U, E any](ctx context.Context, comm hataori.Comm, l *Lanes[E],
 	}
 	var fn any // nil: refused in the preflight with hataori.ErrNilCallback
 	if f != nil {
-		fn = func(s int, item T) (U, error) { return f(item, engines[s]) }
+		fn = func(ctx context.Context, s int, item T) (U, error) { return f(ctx, item, engines[s]) }
 	}
 	d := slot.Carrier(exec, fn).(*hataori.Domain)
 	return hataori.Pmap(ctx, comm, d, opts, rootItems, func(T) (U, error) {

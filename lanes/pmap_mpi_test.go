@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -152,9 +151,10 @@ func pmapLanesRank(t *testing.T) {
 	if busyGatherErr != nil {
 		t.Fatalf("rank %d: gather busy messages: %v", rank, busyGatherErr)
 	}
+	// The cause survives on every rank, not only on the busy one.
 	if !errors.As(busyErr, &pe) || pe.Kind != hataori.KindPreflight || pe.Rank != size-1 ||
-		!strings.Contains(pe.Message, lanes.ErrBusy.Error()) {
-		t.Errorf("rank %d: busy lanes on rank %d gave %v, want its preflight error", rank, size-1, busyErr)
+		!errors.Is(busyErr, lanes.ErrBusy) || !errors.Is(busyErr, hataori.ErrPreflight) {
+		t.Errorf("rank %d: busy lanes on rank %d gave %v, want its preflight error matching lanes.ErrBusy", rank, size-1, busyErr)
 	}
 	if pmapErr != nil || gatherErr != nil || msgErr != nil || againErr != nil {
 		t.Fatalf("rank %d: pmap %v, gather %v, gather messages %v, second pmap %v", rank, pmapErr, gatherErr, msgErr, againErr)
@@ -272,5 +272,56 @@ func TestPmapLanesAtOnce(t *testing.T) {
 		if v != i+1 {
 			t.Fatalf("out[%d] = %d", i, v)
 		}
+	}
+}
+
+// TestPmapLanesContext shows that PmapLanesContext hands every lane the
+// call's context, cancelled on every rank when an item fails on one of
+// them: the other callbacks, which would wait 30 s, return within a few
+// seconds, and the error is the failing item's, not a cancelled one's.
+func TestPmapLanesContext(t *testing.T) {
+	if !mpitest.Child() {
+		for _, n := range []int{1, 2, 4} {
+			mpitest.Run(t, mpitest.Config{Ranks: n, Timeout: 2 * time.Minute, Test: "TestPmapLanesContext"})
+		}
+		return
+	}
+	rank, size := mpitest.Init(t)
+	comm, err := hataori.World()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := lanes.New(make([]int, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := hataori.None[[]int]()
+	if rank == 0 {
+		items = hataori.Some(make([]int, 8*size))
+	}
+	last := size - 1
+	var failed atomic.Bool
+	start := time.Now()
+	_, err = lanes.PmapLanesContext(context.Background(), comm, l, hataori.Options{}, items, func(ctx context.Context, x, _ int) (int, error) {
+		if rank == last && failed.CompareAndSwap(false, true) {
+			time.Sleep(20 * time.Millisecond)
+			return 0, fmt.Errorf("failed on rank %d", rank)
+		}
+		select {
+		case <-ctx.Done():
+			if !errors.Is(context.Cause(ctx), hataori.ErrStopped) {
+				return 0, fmt.Errorf("rank %d: cause %v, want ErrStopped", rank, context.Cause(ctx))
+			}
+			return 0, ctx.Err()
+		case <-time.After(30 * time.Second):
+			return x, nil
+		}
+	})
+	var pe *hataori.PmapError
+	if !errors.As(err, &pe) || pe.Kind != hataori.KindUser || pe.Rank != last || pe.Message != fmt.Sprintf("failed on rank %d", last) {
+		t.Errorf("rank %d: %v, want rank %d's failure", rank, err, last)
+	}
+	if el := time.Since(start); el > 5*time.Second {
+		t.Errorf("rank %d: the call took %v", rank, el)
 	}
 }

@@ -44,6 +44,11 @@
 #             fraction of raw; then the medians. The "transport ceiling"
 #             line (one buffer re-sent, no allocation) shows what MPI alone
 #             moves; it is not the ratio's baseline.
+#   hooks     100,000 trivial items, batch 1, 2 ranks, MPI-only and hybrid:
+#             each call plain and with Options.OnProgress (a hook storing
+#             the count, default interval) and Options.Stats, interleaved
+#             with the order alternating per round; the ratio of the median
+#             per-item times. Aim: <= 1.02.
 #
 # Binding: each case that depends on it runs under the launcher's default
 # binding and under the other one. Open MPI's default binds each rank to a
@@ -56,7 +61,7 @@
 # default does.
 #
 # Usage: scripts/bench-pmap.sh [openmpi|mpich] [ROUNDS] [CASE...]
-#   (defaults: openmpi, 5 rounds, cases cpu skew overhead payload)
+#   (defaults: openmpi, 5 rounds, cases cpu skew overhead payload hooks)
 # Uses the run-time backend (-tags mpirt) and the MPIABI wrappers built by
 # scripts/build-wrappers.sh. Every launcher run is bounded by timeout.
 # About 2-4 minutes on 2 cores (more when the machine is loaded).
@@ -66,7 +71,7 @@ mpi="${1:-openmpi}"
 rounds="${2:-5}"
 shift $(( $# > 2 ? 2 : $# ))
 cases=("$@")
-[ ${#cases[@]} -gt 0 ] || cases=(cpu skew overhead payload)
+[ ${#cases[@]} -gt 0 ] || cases=(cpu skew overhead payload hooks)
 eval "$(scripts/build-wrappers.sh)"
 tmp="$(mktemp -d)"
 bin="$tmp/benchpmap"
@@ -96,7 +101,7 @@ run() { # run default|alt RANKS CASE
 	esac
 	cat "$out"
 	# The summary lines, labelled with the run.
-	grep -E '^  (cpu|skew|overhead|payload) ' "$out" | sed "s|^  |[$mpi n=$2 bind=$name] |" >>"$tmp/summary" || true
+	grep -E '^  (cpu|skew|overhead|payload|hooks) ' "$out" | sed "s|^  |[$mpi n=$2 bind=$name] |" >>"$tmp/summary" || true
 	if [ "$rc" != 0 ]; then
 		echo "== FAILED: $3 on $2 ranks, binding $name: exit status $rc" | tee -a "$tmp/summary"
 	fi
@@ -118,6 +123,8 @@ for c in "${cases[@]}"; do
 		run default 4 overhead ;;
 	payload)
 		run default 2 payload ;;
+	hooks)
+		run default 2 hooks ;;
 	*) echo "unknown case $c" >&2; exit 2 ;;
 	esac
 done

@@ -87,6 +87,16 @@ cmp "$tmp/local.png" "$tmp/openmpi.png"
 cmp "$tmp/local.png" "$tmp/mpich.png"
 echo "the MPI renders are byte-identical to the local one"
 
+# The sweep-progress example and the timeline script, each launcher run
+# bounded by timeout (the timeline script bounds its own).
+step "examples run: sweep-progress (progress bar, CollectAll, statistics) and the timeline script"
+CGO_ENABLED=0 go build -tags mpirt -o "$tmp/sweep" ./examples/sweep-progress
+MPI_RT_LIB=$HATAORI_WRAPPER_OPENMPI timeout 120 mpirun --oversubscribe -n 4 "$tmp/sweep" -points 100 -scale 5
+MPI_RT_LIB=$HATAORI_WRAPPER_MPICH UCX_HANDLE_ERRORS=none timeout 120 mpiexec.mpich -n 2 "$tmp/sweep" -points 100 -scale 5 -bar=false
+scripts/timeline.sh "$tmp/timeline.png" openmpi -json "$tmp/spans.json" -total 500ms
+timeout 120 go run ./scripts/timeline -in "$tmp/spans.json" -o "$tmp/timeline-redrawn.png"
+test -s "$tmp/timeline.png" && test -s "$tmp/timeline-redrawn.png"
+
 # ---- new example programs: sweep-csv, scatter-gather, mpi4py --------------
 # Each runs locally (no MPI) and under Open MPI's mpirun through the run-time
 # backend, and its output is compared with the local run or a known value.

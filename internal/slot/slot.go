@@ -50,8 +50,9 @@ type Executor interface {
 
 // Carrier is set by package hataori: it returns a *hataori.Domain that
 // carries exec and the slot-aware callback fn (of type
-// func(slot int, item T) (U, error)) into hataori.Pmap[T, U], which then runs
-// over exec and calls fn. Package lanes uses it for PmapLanes; such a domain
+// func(ctx context.Context, slot int, item T) (U, error), ctx being the
+// call's context) into hataori.Pmap[T, U], which then runs over exec and
+// calls fn. Package lanes uses it for PmapLanes; such a domain
 // is never handed to users.
 var Carrier func(exec Executor, fn any) any
 

@@ -52,12 +52,13 @@ type env struct {
 }
 
 func main() {
-	which := flag.String("case", "all", "cpu, skew, overhead, payload or all")
+	which := flag.String("case", "all", "cpu, skew, overhead, payload, prefetch, hooks or all")
 	flag.StringVar(&only, "configs", "", "comma-separated configurations of the cpu case to run (mpi-only, hybrid, lanes); empty: all")
 	flag.IntVar(&cpuBatch, "batch", 1, "cpu case: Options.BatchSize (the issue's figure is batch 1)")
 	flag.BoolVar(&cpuPrefetch, "prefetch", false, "cpu case: Options.Prefetch (off by default, as in the issue's figures)")
 	flag.BoolVar(&threads, "threads", false, "cpu case: print every rank's busy threads during each call (CPU time, run-queue wait, times scheduled in; from /proc/self/task/*/schedstat)")
-	flag.IntVar(&rounds, "rounds", 5, "measured rounds per configuration (cpu, skew, overhead); the median is reported")
+	flag.IntVar(&rounds, "rounds", 5, "measured rounds per configuration (cpu, skew, overhead, hooks); the median is reported")
+	flag.IntVar(&hooksItems, "hooks-items", hooksItems, "items per call of the hooks case")
 	flag.Parse()
 	if _, err := hataori.InitThread(hataori.ThreadFunneled); err != nil {
 		fail(err)
@@ -74,11 +75,11 @@ func main() {
 	if e.size, err = world.Size(); err != nil {
 		fail(err)
 	}
-	cases := map[string]func(*env) error{"cpu": cpuBound, "skew": skew, "overhead": overhead, "payload": payload, "prefetch": prefetchGate}
+	cases := map[string]func(*env) error{"cpu": cpuBound, "skew": skew, "overhead": overhead, "payload": payload, "prefetch": prefetchGate, "hooks": hooks}
 	if _, ok := cases[*which]; !ok && *which != "all" {
 		fail(fmt.Errorf("unknown case %q", *which))
 	}
-	for _, name := range []string{"cpu", "skew", "overhead", "payload", "prefetch"} {
+	for _, name := range []string{"cpu", "skew", "overhead", "payload", "prefetch", "hooks"} {
 		if *which != "all" && *which != name {
 			continue
 		}

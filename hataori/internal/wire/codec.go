@@ -111,6 +111,9 @@ func EncodeItems[T any](dst []byte, items []T) ([]byte, error) {
 			var we *Error
 			if errors.As(err, &we) {
 				we.Detail = "item " + itoa(i) + ": " + we.Detail
+				if we.Kind != ErrLength {
+					we.item = i + 1 // a payload too large is no one item's fault
+				}
 			}
 			return dst, err
 		}
@@ -247,6 +250,15 @@ func decodeItems[T any](payload []byte, count int, alias bool) ([]T, error) {
 	}
 	d := newValueDecoder[T](payload, count)
 	d.alias = alias
+	if !d.shape.ok {
+		// The structure of the whole payload first: a failure here is
+		// the frame's, not one item's (ItemPosition says false).
+		if err := validate(d.p, count); err != nil {
+			return nil, err
+		}
+		d.r = bytes.NewReader(d.p)
+		d.dec = msgpack.NewDecoder(d.r)
+	}
 	out := make([]T, 0, count)
 	for i := 0; i < count; i++ {
 		v, err := d.next()
@@ -254,6 +266,7 @@ func decodeItems[T any](payload []byte, count int, alias bool) ([]T, error) {
 			var we *Error
 			if errors.As(err, &we) {
 				we.Detail = "item " + itoa(i) + ": " + we.Detail
+				we.item = i + 1
 			}
 			return nil, err
 		}

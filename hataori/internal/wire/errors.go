@@ -1,6 +1,9 @@
 package wire
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // ErrorKind classifies a wire failure.
 type ErrorKind int
@@ -63,6 +66,20 @@ type Error struct {
 	Detail string
 	// Err is the underlying error (for example a msgpack error), or nil.
 	Err error
+
+	item int // 1 + the position of the value that failed in a list, 0 if none
+}
+
+// ItemPosition returns the position, within the list of values given to
+// EncodeItems or decoded by DecodeItems(Owned), of the value that err is
+// about, and false when err is not about one value (a payload that is
+// malformed as a whole: a bad structure, trailing bytes, a wrong count).
+func ItemPosition(err error) (int, bool) {
+	var e *Error
+	if errors.As(err, &e) && e.item > 0 {
+		return e.item - 1, true
+	}
+	return -1, false
 }
 
 // Error returns "wire: <kind>: <detail>: <underlying error>", except for

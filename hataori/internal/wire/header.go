@@ -7,7 +7,7 @@ import (
 )
 
 // Version is the frame protocol version this package writes and accepts.
-const Version uint8 = 2
+const Version uint8 = 3
 
 // HeaderSize is the size in bytes of an encoded Header.
 const HeaderSize = 32
@@ -20,8 +20,8 @@ var MaxBytes int64 = math.MaxInt32
 // Kind is a frame's message kind.
 type Kind uint8
 
-// Message kinds. The scheduler uses KindReady … KindDrain, the placement
-// helpers KindBroadcast, KindScatter and KindGather.
+// Message kinds. The scheduler uses KindReady … KindDrain and KindCancel,
+// the placement helpers KindBroadcast, KindScatter and KindGather.
 const (
 	KindReady Kind = iota + 1
 	KindTask
@@ -31,6 +31,7 @@ const (
 	KindBroadcast
 	KindScatter
 	KindGather
+	KindCancel
 	kindEnd
 )
 
@@ -43,6 +44,7 @@ var kindStrings = [...]string{
 	KindBroadcast: "BROADCAST",
 	KindScatter:   "SCATTER",
 	KindGather:    "GATHER",
+	KindCancel:    "CANCEL",
 }
 
 // String returns the kind's protocol name, for example "READY".
