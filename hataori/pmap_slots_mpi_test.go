@@ -72,14 +72,19 @@ func TestPmapSlotsAtOnce(t *testing.T) {
 	w := newWaitAtOnce(e.dom.Workers())
 	var stats *sched.Stats
 	pmapRootStats = func(s sched.Stats) { stats = &s }
-	n := 3 * e.size * e.dom.Workers()
+	// Each callback that passed then takes 20 ms, so that no rank can take
+	// the whole input before every slot of every rank has started (across
+	// TCP hosts on 2 shared cores, a slot may start 100 ms late).
+	n := 16 * e.size * e.dom.Workers()
 	base := debugTasks.Load()
 	var remoteFed func() bool
 	if e.rank == 0 {
 		remoteFed = func() bool { return debugTasks.Load()-base >= int64((e.size-1)*e.dom.Workers()) }
 	}
 	out, err := Pmap(context.Background(), e.world, e.dom, Options{Mode: Outer}, e.items(n), func(x int) (int, error) {
-		return 2 * x, w.run(remoteFed)
+		err := w.run(remoteFed)
+		time.Sleep(20 * time.Millisecond)
+		return 2 * x, err
 	})
 	pmapRootStats = nil
 	if err != nil {
@@ -177,9 +182,23 @@ func TestPmapPrefetch(t *testing.T) {
 			// batch beyond the running ones (which only prefetch allows);
 			// the root's are slow, so that the input outlasts the first
 			// round of READYs.
+			// The root's callbacks first wait until every remote logical
+			// slot got a TASK, so that the root cannot take the rest of the
+			// input before the other ranks' READYs are answered (across
+			// TCP hosts those arrive late).
+			logical := 2 // a remote rank's executor slot plus the prefetch slot
+			if m.mode == Outer {
+				logical = e.dom.Workers() + 1
+			}
+			base := debugTasks.Load()
 			out, err := Pmap(ctx, e.world, m.d, Options{BatchSize: batch, Mode: m.mode, Prefetch: true}, e.items(60), func(x int) (int, error) {
 				calls.Add(1)
 				if e.rank == 0 {
+					for deadline := time.Now().Add(20 * time.Second); debugTasks.Load()-base < int64((e.size-1)*logical); time.Sleep(100 * time.Microsecond) {
+						if time.Now().After(deadline) {
+							return 0, fmt.Errorf("the root sent %d TASKs, want %d", debugTasks.Load()-base, (e.size-1)*logical)
+						}
+					}
 					time.Sleep(2 * time.Millisecond)
 					return 3 * x, nil
 				}
