@@ -45,24 +45,39 @@ type rootLoop[T, U any] struct {
 	taskBuf   []byte // the last TASK's memory, reused once its send has returned
 	taskFlags uint8  // what the other ranks measure (taskStats, taskSpans)
 
-	// failing is set (under mu) once the scheduler has failed; the
-	// coordinator then cancels the callbacks' context here and, with
-	// CANCEL, on every rank that still runs a batch (stopping, once).
-	failing  atomic.Bool
-	stopping bool
+	// flags holds what the coordinator polls (failing, every round) and
+	// the progress counters, on cache lines of their own.
+	*rootFlags
+	stopping bool // the coordinator has cancelled (once)
 
-	// Progress (OnProgress): items finished and failed, updated under mu;
-	// the coordinator reports them.
-	done, failed atomic.Int64
-	lastDone     int64
-	lastReport   time.Time
+	// Progress (OnProgress): the coordinator's last report.
+	rounds     uint32 // coordinator rounds, to look at the clock every 16th
+	lastDone   int64
+	lastReport time.Time
 
 	// Statistics (Options.Stats).
 	timing     bool        // measure the root's slots
+	spans      bool        // record their spans (RecordSpans)
 	meters     []slotMeter // one per root slot, written by that slot (end under mu)
 	sent, recv []int64     // frame bytes to and from each rank (coordinator only)
 	remote     []rankStats // each rank's DRAIN statistics (coordinator only)
 	haveRemote []bool
+}
+
+// rootFlags is the state the root's slots write and its coordinator polls,
+// allocated on its own and padded so that the coordinator's reads never
+// share a cache line with the scheduler lock the slots take per batch.
+type rootFlags struct {
+	_ [64]byte
+	// failing is set (under mu) once the scheduler has failed; the
+	// coordinator then cancels the callbacks' context here and, with
+	// CANCEL, on every rank that still runs a batch.
+	failing atomic.Bool
+	_       [63]byte
+	// done and failed count the items finished and failed (under mu), for
+	// OnProgress.
+	done, failed atomic.Int64
+	_            [48]byte
 }
 
 // slotRun is what a root slot carries from one batch to the next.
@@ -85,7 +100,7 @@ func runRoot[T, U any](c *call[T, U], slots []int, pending []pendingReady, start
 	}
 	r := &rootLoop[T, U]{
 		c: c, k: k, items: c.items, out: make([]U, len(c.items)), rep: c.rep, pan: c.pan,
-		sch: sch, slots: slots[k.rank], finished: make(chan struct{}),
+		sch: sch, slots: slots[k.rank], finished: make(chan struct{}), rootFlags: new(rootFlags),
 		timing: c.stats != nil, meters: make([]slotMeter, slots[k.rank]),
 		sent: make([]int64, k.size), recv: make([]int64, k.size),
 		remote: make([]rankStats, k.size), haveRemote: make([]bool, k.size),
@@ -94,6 +109,7 @@ func runRoot[T, U any](c *call[T, U], slots []int, pending []pendingReady, start
 		r.taskFlags |= taskStats
 		if c.stats.RecordSpans {
 			r.taskFlags |= taskSpans
+			r.spans = true
 		}
 	}
 	if c.inline {
@@ -176,12 +192,11 @@ func (r *rootLoop[T, U]) step(s int, run *slotRun) bool {
 	b := run.b
 	tracef("root-batch-start slot=%d batch=%d", s, b.ID)
 	var t0 time.Duration
-	spans := r.c.stats != nil && r.c.stats.RecordSpans
-	if spans {
+	if r.spans {
 		t0 = time.Since(r.c.t0)
 	}
 	o, ok := evalBatch(r.c.cctx, r.c.f, s, r.items[b.Start:b.End()], r.out[b.Start:b.End()], r.c.stopOnError, r.pan)
-	if spans {
+	if r.spans {
 		m := &r.meters[s]
 		m.spans = append(m.spans, BatchSpan{Rank: r.k.rank, Slot: s, Batch: b.ID, Start: b.Start, Count: b.Count, Begin: t0, End: time.Since(r.c.t0)})
 	}
@@ -372,19 +387,30 @@ func (r *rootLoop[T, U]) loop(inline bool) {
 	}
 }
 
-// progress calls the OnProgress hook, on the coordinator, when the count
-// of finished items changed and ProgressEvery has passed since the last
-// call; final reports unconditionally (once, at the end of the call).
+// progress calls the OnProgress hook, on the coordinator, when
+// ProgressEvery has passed since the last call and the count of finished
+// items changed; final reports unconditionally (once, at the end of the
+// call). It looks at the clock every 16th round (every round at world size
+// one, whose coordinator only wakes for the ticker and the slots).
 func (r *rootLoop[T, U]) progress(final bool) {
 	if r.c.onProgress == nil {
 		return
 	}
+	var now time.Time
+	if !final {
+		// Every 16th round at most, the clock; only once the interval
+		// has passed, the counters the slots write.
+		if r.rounds++; r.rounds&15 != 0 && r.k.size > 1 {
+			return
+		}
+		if now = time.Now(); now.Sub(r.lastReport) < r.c.progressEvery {
+			return
+		}
+	} else {
+		now = time.Now()
+	}
 	n := r.done.Load()
 	if !final && n == r.lastDone {
-		return
-	}
-	now := time.Now()
-	if !final && now.Sub(r.lastReport) < r.c.progressEvery {
 		return
 	}
 	r.lastDone, r.lastReport = n, now

@@ -124,7 +124,8 @@ for c in "${cases[@]}"; do
 	payload)
 		run default 2 payload ;;
 	hooks)
-		run default 2 hooks ;;
+		run default 2 hooks
+		run alt 2 hooks ;;
 	*) echo "unknown case $c" >&2; exit 2 ;;
 	esac
 done
