@@ -291,7 +291,7 @@ func (d *Domain) Placement() Placement {
 // After Close every call on the domain fails with ErrDomainClosed. Close
 // from a worker of any domain fails with ErrWorkerEntry.
 func (d *Domain) Close() error {
-	if d == nil || len(d.workers) == 0 {
+	if !d.made() {
 		return ErrNoDomain
 	}
 	if onWorker() {
@@ -308,11 +308,15 @@ func (d *Domain) Close() error {
 	return nil
 }
 
-// admit runs the entry checks of MapIn and Enter, in order, and claims the
-// domain without blocking.
+// made reports whether d is a domain NewDomain made (not nil, not a zero
+// Domain); the calls on any other fail with ErrNoDomain.
+func (d *Domain) made() bool { return d != nil && len(d.workers) > 0 }
+
+// admit runs the entry checks of MapIn and of Pmap's domain executor, in
+// order, and claims the domain without blocking.
 func (d *Domain) admit() (release func(), err error) {
-	if d == nil || len(d.workers) == 0 {
-		return nil, ErrNoDomain // nil, or a zero Domain not made by NewDomain
+	if !d.made() {
+		return nil, ErrNoDomain
 	}
 	if d.closed.Load() {
 		return nil, ErrDomainClosed

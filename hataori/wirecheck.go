@@ -34,10 +34,10 @@ var ErrUnsupportedType = wire.ErrUnsupportedType
 // wireTypeFailure and, after the ranks agreed on a failure of code
 // failType, rebuild the cause every rank returns with wireTypeCause.
 func checkWireTypes[T, U any]() error {
-	if err := wire.CheckType(reflect.TypeFor[T]()); err != nil {
+	if err := checkWireType[T](); err != nil {
 		return err
 	}
-	return wire.CheckType(reflect.TypeFor[U]())
+	return checkWireType[U]()
 }
 
 // checkWireType is checkWireTypes for the one value type of a placement

@@ -17,7 +17,7 @@ package hataori
 // has finished, is re-raised on the caller as a *PanicError (which MapIn
 // in turn re-raises on its caller).
 func (d *Domain) Parallel(n int, body func(i int)) error {
-	if d == nil || len(d.workers) == 0 {
+	if !d.made() {
 		return ErrNoDomain
 	}
 	if body == nil {
