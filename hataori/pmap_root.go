@@ -551,11 +551,7 @@ func (r *rootLoop[T, U]) locked(f func() error) {
 func (r *rootLoop[T, U]) malformed(from, s int, we *wire.Error) {
 	msg := fmt.Sprintf("rank %d: malformed frame from rank %d: %v", r.k.rank, from, we)
 	r.mu.Lock()
-	state, slots := r.sch.State(from, s), r.sch.SlotCount(from)
-	allStopped := true
-	for i := range slots {
-		allStopped = allStopped && r.sch.State(from, i) == sched.StopReceived
-	}
+	state, slots, allStopped := r.sch.State(from, s), r.sch.SlotCount(from), r.sch.RankStopped(from)
 	r.mu.Unlock()
 	switch {
 	case s < slots && state == sched.Running:
@@ -573,7 +569,7 @@ func (r *rootLoop[T, U]) malformed(from, s int, we *wire.Error) {
 		r.mu.Unlock()
 		r.addCallLocked(int64(len(r.items)), sched.ClassWire, KindWire, msg, we)
 		r.onReady(from, s, statusOK)
-	case allStopped && slots > 0:
+	case allStopped:
 		r.addCallLocked(int64(len(r.items)), sched.ClassWire, KindWire, msg, we)
 		r.locked(func() error { return r.sch.OnDrain(from) })
 	default:

@@ -140,6 +140,20 @@ func (s *Scheduler) RankDrained(rank int) bool {
 	return rank >= 0 && rank < len(s.drainedR) && s.drainedR[rank]
 }
 
+// RankStopped reports whether every slot of rank got STOP and the rank has
+// not drained yet: its DRAIN is the only message it may still send.
+func (s *Scheduler) RankStopped(rank int) bool {
+	if rank < 0 || rank >= len(s.slots) || s.drainedR[rank] || len(s.slots[rank]) == 0 {
+		return false
+	}
+	for _, l := range s.slots[rank] {
+		if l.state != StopReceived {
+			return false
+		}
+	}
+	return true
+}
+
 // RunningBatch returns the batch pinned on (rank, slot), if it is Running.
 func (s *Scheduler) RunningBatch(rank, slot int) (Batch, bool) {
 	if !s.valid(rank, slot) || s.slots[rank][slot].state != Running {

@@ -680,3 +680,38 @@ func TestErrorsNameRankAndSlot(t *testing.T) {
 		t.Fatalf("message %q", got)
 	}
 }
+
+// RankStopped holds exactly between a rank's last STOP and its DRAIN.
+func TestRankStopped(t *testing.T) {
+	s, err := New(Config{Items: 1, BatchSize: 1, Root: 0, Slots: []int{1, 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.RankStopped(1) || s.RankStopped(-1) || s.RankStopped(2) {
+		t.Fatal("a rank with idle slots (or an invalid rank) reported stopped")
+	}
+	if d, _, err := s.OnReady(1, 0); err != nil || d != Assign {
+		t.Fatalf("OnReady(1, 0) = %v, %v", d, err)
+	}
+	if d, _, err := s.OnReady(1, 1); err != nil || d != Stop {
+		t.Fatalf("OnReady(1, 1) = %v, %v", d, err)
+	}
+	if s.RankStopped(1) {
+		t.Fatal("rank 1 stopped with a slot still running")
+	}
+	if err := s.OnResult(1, 0, 0, []int64{0}, true); err != nil {
+		t.Fatal(err)
+	}
+	if d, _, err := s.OnReady(1, 0); err != nil || d != Stop {
+		t.Fatalf("second OnReady(1, 0) = %v, %v", d, err)
+	}
+	if !s.RankStopped(1) {
+		t.Fatal("rank 1 not stopped after both slots got STOP")
+	}
+	if err := s.OnDrain(1); err != nil {
+		t.Fatal(err)
+	}
+	if s.RankStopped(1) {
+		t.Fatal("a drained rank reported stopped")
+	}
+}
