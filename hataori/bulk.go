@@ -7,7 +7,7 @@ type Number = wire.Number
 
 // Bulk is a numeric slice that crosses ranks as one block of little-endian
 // bytes instead of element by element. A value of type []float64, []int64,
-// []byte, … passed directly (as a Pmap item or result, or a placement value)
+// []byte, … passed directly (as a Pmap item or result, or a Broadcast, Scatter or Gather value)
 // already travels in bulk; declare numeric slices nested inside structs as
 // Bulk to get the same:
 //

@@ -28,8 +28,8 @@ const (
 	ExitProtocol = 72
 )
 
-// collective is the per-call state shared by Pmap and the placement
-// helpers: a private duplicate of the caller's communicator (so the caller's
+// collective is the per-call state shared by Pmap and the data
+// collectives: a private duplicate of the caller's communicator (so the caller's
 // own messages are never consumed), with this rank's rank and the size.
 //
 // Every method makes MPI calls and must run on the MPI main thread. An error
@@ -123,7 +123,7 @@ type failure struct {
 	Err error
 }
 
-// Preflight failure codes shared by Pmap and the placement helpers.
+// Preflight failure codes shared by Pmap and the data collectives.
 const (
 	failRoot      int32 = iota + 1 // root out of range or not identical everywhere
 	failOptions                    // options or operation differ between ranks

@@ -27,9 +27,9 @@ func TestCollectivesWithoutMPI(t *testing.T) {
 	if !errors.As(checks["Pmap"], &pe) || pe.Kind != KindPreflight || pe.Rank != -1 {
 		t.Errorf("Pmap without MPI: %v, want a local KindPreflight *PmapError", checks["Pmap"])
 	}
-	var le *PlacementError
-	if !errors.As(checks["Gather"], &le) || le.Kind != PlacementPreflight || le.Rank != -1 {
-		t.Errorf("Gather without MPI: %v, want a local preflight *PlacementError", checks["Gather"])
+	var le *CollectiveError
+	if !errors.As(checks["Gather"], &le) || le.Kind != KindPreflight || le.Rank != -1 {
+		t.Errorf("Gather without MPI: %v, want a local preflight *CollectiveError", checks["Gather"])
 	}
 	if collectiveActive.Load() {
 		t.Error("a failed entry left the re-entrancy guard set")

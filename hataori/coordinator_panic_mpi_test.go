@@ -119,13 +119,13 @@ func TestPmapCoordinatorPanicAborts(t *testing.T) {
 	t.Error("Pmap returned after a panic on a coordinator")
 }
 
-// TestPlacementCoordinatorPanicAborts checks that a Gather whose value's
+// TestDataCoordinatorPanicAborts checks that a Gather whose value's
 // msgpack encoder panics on a non-root rank (while that rank prepares its
 // frame, with the root waiting for the preflight agreement) ends the whole
 // job with ExitPanic instead of leaving the root waiting.
-func TestPlacementCoordinatorPanicAborts(t *testing.T) {
+func TestDataCoordinatorPanicAborts(t *testing.T) {
 	if !mpitest.Child() {
-		coordinatorAborts(t, "TestPlacementCoordinatorPanicAborts", "",
+		coordinatorAborts(t, "TestDataCoordinatorPanicAborts", "",
 			"panic on the calling goroutine of Gather: encoder of explosive 1 exploded",
 			"panic in user code running on the coordinator of Gather")
 		return

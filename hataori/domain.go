@@ -9,29 +9,29 @@ import (
 	"time"
 )
 
-// PlacementMode says who owns the CPU placement of a domain's workers.
+// PinMode says who owns the CPU placement of a domain's workers.
 // The zero value is Declared.
-type PlacementMode int
+type PinMode int
 
 const (
 	// Declared leaves placement to the caller or the launcher (for example
 	// mpirun --bind-to): Hataori pins nothing and reports the CPU set as
 	// caller-declared.
-	Declared PlacementMode = iota
+	Declared PinMode = iota
 	// Managed makes Hataori pin worker i to CPUs[i] and verify the pin
 	// (Linux). On other systems it behaves like Declared.
 	Managed
 )
 
 // String returns "Declared" or "Managed".
-func (m PlacementMode) String() string {
+func (m PinMode) String() string {
 	switch m {
 	case Declared:
 		return "Declared"
 	case Managed:
 		return "Managed"
 	}
-	return fmt.Sprintf("PlacementMode(%d)", int(m))
+	return fmt.Sprintf("PinMode(%d)", int(m))
 }
 
 // Placement reports what is known about where a domain's workers run.
@@ -71,9 +71,9 @@ type DomainConfig struct {
 	// allowed set, and none may appear twice. Managed mode requires it;
 	// Declared mode may leave it empty (unknown).
 	CPUs []int
-	// Placement selects Managed (Hataori pins worker i to CPUs[i]) or
+	// Pinning selects Managed (Hataori pins worker i to CPUs[i]) or
 	// Declared (the caller or launcher owns placement) mode.
-	Placement PlacementMode
+	Pinning PinMode
 	// StartTimeout bounds the wait for every worker to start (and pin);
 	// zero means DefaultStartTimeout.
 	StartTimeout time.Duration
@@ -157,7 +157,7 @@ func NewDomain(cfg DomainConfig) (*Domain, error) {
 	}
 	d := &Domain{
 		cpus:    slices.Clone(cfg.CPUs),
-		pinOn:   cfg.Placement == Managed && pinningSupported,
+		pinOn:   cfg.Pinning == Managed && pinningSupported,
 		pin:     pinCPU,
 		workers: make([]*domainWorker, cfg.Workers),
 		stopped: make(chan struct{}),
@@ -211,12 +211,12 @@ func NewLocalDomain() (*Domain, error) {
 	if len(cpus) > 0 {
 		n = min(n, len(cpus))
 	}
-	return NewDomain(DomainConfig{Workers: max(n, 1), CPUs: cpus, Placement: Declared})
+	return NewDomain(DomainConfig{Workers: max(n, 1), CPUs: cpus, Pinning: Declared})
 }
 
 func validateConfig(cfg DomainConfig) error {
-	if cfg.Placement != Declared && cfg.Placement != Managed {
-		return &DomainError{Op: "validate", CPU: -1, Err: fmt.Errorf("invalid placement mode %d", int(cfg.Placement))}
+	if cfg.Pinning != Declared && cfg.Pinning != Managed {
+		return &DomainError{Op: "validate", CPU: -1, Err: fmt.Errorf("invalid placement mode %d", int(cfg.Pinning))}
 	}
 	if cfg.Workers < 1 {
 		return &DomainError{Op: "validate", CPU: -1, Err: fmt.Errorf("%w (workers = %d)", ErrNoWorkers, cfg.Workers)}
@@ -238,7 +238,7 @@ func validateConfig(cfg DomainConfig) error {
 		}
 		seen[c] = true
 	}
-	if (cfg.Placement == Managed || len(cfg.CPUs) > 0) && cfg.Workers > len(cfg.CPUs) {
+	if (cfg.Pinning == Managed || len(cfg.CPUs) > 0) && cfg.Workers > len(cfg.CPUs) {
 		return &DomainError{Op: "validate", CPU: -1, Err: fmt.Errorf("%w (%d workers, %d cpus)", ErrTooManyWorkers, cfg.Workers, len(cfg.CPUs))}
 	}
 	if n := len(allowed); n > 0 && cfg.Workers > n && !cfg.Oversubscribe {

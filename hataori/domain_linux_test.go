@@ -30,7 +30,7 @@ func TestManagedAffinity(t *testing.T) {
 	// Declare the CPUs in reverse so worker i's CPU differs from i.
 	cpus := slices.Clone(allowed)
 	slices.Reverse(cpus)
-	d, err := NewDomain(DomainConfig{Workers: len(cpus), CPUs: cpus, Placement: Managed})
+	d, err := NewDomain(DomainConfig{Workers: len(cpus), CPUs: cpus, Pinning: Managed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestDeclaredAffinityAndNoLeak(t *testing.T) {
 	if len(allowed) < 2 {
 		t.Skipf("only %d CPU allowed (%v): a pin is indistinguishable from no pin", len(allowed), allowed)
 	}
-	m, err := NewDomain(DomainConfig{Workers: len(allowed), CPUs: allowed, Placement: Managed})
+	m, err := NewDomain(DomainConfig{Workers: len(allowed), CPUs: allowed, Pinning: Managed})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,13 +48,13 @@ func TestNewDomainErrors(t *testing.T) {
 		wantCPU int
 	}{
 		{"zero workers", DomainConfig{Oversubscribe: true, Workers: 0}, ErrNoWorkers, -1},
-		{"negative workers", DomainConfig{Oversubscribe: true, Workers: -3, Placement: Managed, CPUs: allowed}, ErrNoWorkers, -1},
+		{"negative workers", DomainConfig{Oversubscribe: true, Workers: -3, Pinning: Managed, CPUs: allowed}, ErrNoWorkers, -1},
 		{"negative cpu", DomainConfig{Oversubscribe: true, Workers: 1, CPUs: []int{-1}}, ErrCPUNotAllowed, -1},
-		{"cpu outside allowed set", DomainConfig{Oversubscribe: true, Workers: 1, CPUs: []int{outside}, Placement: Managed}, ErrCPUNotAllowed, outside},
+		{"cpu outside allowed set", DomainConfig{Oversubscribe: true, Workers: 1, CPUs: []int{outside}, Pinning: Managed}, ErrCPUNotAllowed, outside},
 		{"declared cpu outside allowed set", DomainConfig{Oversubscribe: true, Workers: 1, CPUs: []int{outside}}, ErrCPUNotAllowed, outside},
-		{"duplicate cpu", DomainConfig{Oversubscribe: true, Workers: 1, CPUs: []int{allowed[0], allowed[0]}, Placement: Managed}, ErrDuplicateCPU, allowed[0]},
-		{"too many workers", DomainConfig{Oversubscribe: true, Workers: len(allowed) + 1, CPUs: allowed, Placement: Managed}, ErrTooManyWorkers, -1},
-		{"managed without cpus", DomainConfig{Oversubscribe: true, Workers: 1, Placement: Managed}, ErrTooManyWorkers, -1},
+		{"duplicate cpu", DomainConfig{Oversubscribe: true, Workers: 1, CPUs: []int{allowed[0], allowed[0]}, Pinning: Managed}, ErrDuplicateCPU, allowed[0]},
+		{"too many workers", DomainConfig{Oversubscribe: true, Workers: len(allowed) + 1, CPUs: allowed, Pinning: Managed}, ErrTooManyWorkers, -1},
+		{"managed without cpus", DomainConfig{Oversubscribe: true, Workers: 1, Pinning: Managed}, ErrTooManyWorkers, -1},
 	}
 	base := liveWorkers.Load()
 	for _, tt := range tests {
@@ -74,7 +74,7 @@ func TestNewDomainErrors(t *testing.T) {
 	}
 	t.Run("invalid placement", func(t *testing.T) {
 		var de *DomainError
-		_, err := NewDomain(DomainConfig{Oversubscribe: true, Workers: 1, Placement: PlacementMode(9)})
+		_, err := NewDomain(DomainConfig{Oversubscribe: true, Workers: 1, Pinning: PinMode(9)})
 		if !errors.As(err, &de) {
 			t.Fatalf("err = %v, want *DomainError", err)
 		}
@@ -92,7 +92,7 @@ func TestNewDomainPinFailure(t *testing.T) {
 	base := liveWorkers.Load()
 	var mu sync.Mutex
 	var pinned []int
-	cfg := DomainConfig{Oversubscribe: true, Workers: len(allowed), CPUs: allowed, Placement: Managed}
+	cfg := DomainConfig{Oversubscribe: true, Workers: len(allowed), CPUs: allowed, Pinning: Managed}
 	defer func() { pinCPU = pinThread }()
 	pinCPU = func(cpu int) error {
 		mu.Lock()
@@ -125,7 +125,7 @@ func TestNewDomainPinFailure(t *testing.T) {
 // CallerDeclared elsewhere.
 func TestManagedPlacementReport(t *testing.T) {
 	allowed := allowedCPUs()
-	d, err := NewDomain(DomainConfig{Oversubscribe: true, Workers: 1, CPUs: allowed[:1], Placement: Managed})
+	d, err := NewDomain(DomainConfig{Oversubscribe: true, Workers: 1, CPUs: allowed[:1], Pinning: Managed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +240,7 @@ func TestStringers(t *testing.T) {
 		{LocalMode(7).String(), "LocalMode(7)"},
 		{Declared.String(), "Declared"},
 		{Managed.String(), "Managed"},
-		{PlacementMode(5).String(), "PlacementMode(5)"},
+		{PinMode(5).String(), "PinMode(5)"},
 		{CallerDeclared.String(), "CallerDeclared"},
 		{Verified.String(), "Verified"},
 		{Placement(4).String(), "Placement(4)"},

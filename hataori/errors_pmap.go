@@ -10,73 +10,8 @@ import (
 	"github.com/hataori/hataori-go/internal/slot"
 )
 
-// PmapErrorKind classifies a *PmapError.
-type PmapErrorKind int
-
-// The kinds of PmapError.
-const (
-	// KindReentrant: a collective call was already active on this rank;
-	// reported locally, before any MPI call.
-	KindReentrant PmapErrorKind = iota + 1
-	// KindPreflight: an entry check failed. Local entry checks (a domain
-	// worker or a goroutine other than the MPI main thread calling) return
-	// on that rank alone, before any MPI call; the collective preflight
-	// (thread level, root, options, payload, mode, admission, context)
-	// returns the lowest failing rank's error on every rank.
-	KindPreflight
-	// KindUser: a callback returned an error.
-	KindUser
-	// KindWire: a value failed to encode or decode.
-	KindWire
-	// KindProtocol: a scheduler message broke the protocol in a way the
-	// ranks could still drain.
-	KindProtocol
-	// KindCanceled: a rank's context ended during the call.
-	KindCanceled
-)
-
-var kindNamesPmap = [...]string{
-	KindReentrant: "reentrant",
-	KindPreflight: "preflight",
-	KindUser:      "user",
-	KindWire:      "wire",
-	KindProtocol:  "protocol",
-	KindCanceled:  "canceled",
-}
-
-// String returns the kind's name, for example "user".
-func (k PmapErrorKind) String() string {
-	if k > 0 && int(k) < len(kindNamesPmap) {
-		return kindNamesPmap[k]
-	}
-	return fmt.Sprintf("PmapErrorKind(%d)", int(k))
-}
-
-// Sentinels matched by errors.Is on a *PmapError of the corresponding kind.
-var (
-	// ErrReentrant matches KindReentrant.
-	ErrReentrant = errors.New("hataori: collective call already active")
-	// ErrPreflight matches KindPreflight.
-	ErrPreflight = errors.New("hataori: collective preflight failed")
-	// ErrUser matches KindUser.
-	ErrUser = errors.New("hataori: callback failed")
-	// ErrWire matches KindWire.
-	ErrWire = errors.New("hataori: wire encoding failed")
-	// ErrProtocol matches KindProtocol.
-	ErrProtocol = errors.New("hataori: scheduler protocol violation")
-	// ErrCanceled matches KindCanceled; it is also the cause, on every
-	// rank, of a preflight failure for a context already done (Pmap and
-	// the placement helpers).
-	ErrCanceled = errors.New("hataori: collective call canceled")
-	// ErrNotMainThread is wrapped by the local preflight error of a Pmap
-	// entered from a goroutine that is not the MPI main thread, and by the
-	// collective preflight error of a rank whose MPI_Is_thread_main says
-	// so (then on every rank).
-	ErrNotMainThread = errors.New("hataori: not the MPI main thread")
-)
-
 // Causes of collective preflight failures. A preflight error (KindPreflight
-// *PmapError, PlacementPreflight *PlacementError) unwraps, on every rank,
+// *PmapError, KindPreflight *CollectiveError) unwraps, on every rank,
 // to the sentinel of the check that failed on the lowest failing rank, so
 // that errors.Is works the same everywhere; on that rank itself it
 // unwraps to its own, more detailed error (which wraps the same sentinel).
@@ -89,7 +24,7 @@ var (
 	// and MPI provides less.
 	ErrThreadSupport = errors.New("hataori: MPI thread support too low for offloaded callbacks")
 	// ErrOptionsDiffer: the ranks passed different options (Pmap: root,
-	// batch size, mode, prefetch or error policy; placement: operation or
+	// batch size, mode, prefetch or error policy; Broadcast, Scatter, Gather: operation or
 	// root). The message names the lowest rank whose options differ from
 	// rank 0's, and each field that differs.
 	ErrOptionsDiffer = errors.New("hataori: ranks passed different options")
@@ -97,7 +32,7 @@ var (
 	// outside the communicator, a negative batch size, an unknown error
 	// policy).
 	ErrInvalidOptions = errors.New("hataori: invalid options")
-	// ErrPayload: items (or a placement value) were passed on the wrong
+	// ErrPayload: items (or a Broadcast, Scatter or Gather value) were passed on the wrong
 	// rank: the root passed None, or another rank passed Some, or a shard
 	// count differs from the world size.
 	ErrPayload = errors.New("hataori: payload on the wrong rank")
@@ -114,15 +49,6 @@ func init() {
 	} {
 		slot.Register(c, s)
 	}
-}
-
-var kindSentinels = [...]error{
-	KindReentrant: ErrReentrant,
-	KindPreflight: ErrPreflight,
-	KindUser:      ErrUser,
-	KindWire:      ErrWire,
-	KindProtocol:  ErrProtocol,
-	KindCanceled:  ErrCanceled,
 }
 
 // PmapError is the error of a collective Pmap. Except for the local entry
@@ -160,7 +86,7 @@ var kindSentinels = [...]error{
 // same branch on every rank branches on Hataori's sentinels and the
 // fields, never on the callback's own errors or a context's cause.
 type PmapError struct {
-	Kind     PmapErrorKind
+	Kind     ErrorKind
 	Index    int
 	Key      int64
 	Rank     int
@@ -200,7 +126,7 @@ func (e *PmapError) Unwrap() error { return e.err }
 
 // Is reports whether target is the sentinel of e's kind.
 func (e *PmapError) Is(target error) bool {
-	return int(e.Kind) > 0 && int(e.Kind) < len(kindSentinels) && kindSentinels[e.Kind] == target
+	return e.Kind.is(target)
 }
 
 // Failed reports whether item i is in e.Failures (so that, under
@@ -220,7 +146,7 @@ type ItemFailure struct {
 	// travelled in the same frame fail with it), and the call-level
 	// error's kind (KindCanceled, for example) for an item that never
 	// ran or whose result was lost because the call stopped early.
-	Kind PmapErrorKind
+	Kind ErrorKind
 	// Rank is the rank that reported it, -1 for an item the call did not
 	// finish.
 	Rank int

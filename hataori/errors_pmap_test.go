@@ -28,12 +28,12 @@ func TestPmapErrorIsAsUnwrap(t *testing.T) {
 	if errors.Is(remote, cause) || remote.Unwrap() != nil {
 		t.Fatal("a non-reporting rank must not carry the original error")
 	}
-	for k, s := range map[PmapErrorKind]error{KindReentrant: ErrReentrant, KindPreflight: ErrPreflight, KindWire: ErrWire, KindProtocol: ErrProtocol, KindCanceled: ErrCanceled} {
+	for k, s := range map[ErrorKind]error{KindReentrant: ErrReentrant, KindPreflight: ErrPreflight, KindWire: ErrWire, KindProtocol: ErrProtocol, KindCanceled: ErrCanceled} {
 		if !errors.Is(&PmapError{Kind: k}, s) {
 			t.Errorf("kind %v does not match its sentinel", k)
 		}
 	}
-	if errors.Is(&PmapError{Kind: 99}, ErrUser) || PmapErrorKind(99).String() != "PmapErrorKind(99)" {
+	if errors.Is(&PmapError{Kind: 99}, ErrUser) || ErrorKind(99).String() != "ErrorKind(99)" {
 		t.Fatal("unknown kind")
 	}
 }

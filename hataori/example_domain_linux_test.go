@@ -17,7 +17,7 @@ func ExampleDomain_Placement_managed() {
 	cpus := local.CPUs()[:1] // a CPU this process may run on
 	local.Close()
 
-	d, err := hataori.NewDomain(hataori.DomainConfig{Workers: 1, CPUs: cpus, Placement: hataori.Managed})
+	d, err := hataori.NewDomain(hataori.DomainConfig{Workers: 1, CPUs: cpus, Pinning: hataori.Managed})
 	if err != nil {
 		fmt.Println(err) // a *DomainError wrapping ErrPinFailed if pinning is refused
 		return

@@ -126,7 +126,7 @@ func ExampleDomain_CPUs() {
 // Placement reports what is known about where the workers run: Declared
 // domains are CallerDeclared (see the Linux example of Managed placement).
 func ExampleDomain_Placement() {
-	d, err := hataori.NewDomain(hataori.DomainConfig{Workers: 1, Placement: hataori.Declared})
+	d, err := hataori.NewDomain(hataori.DomainConfig{Workers: 1, Pinning: hataori.Declared})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -55,7 +55,7 @@ func mpiExamples() []mpiExample {
 		{"ExampleScatter", ExampleScatter, "lengths [6 6]\n", ""},
 		{"ExampleGather", ExampleGather, "gathered [r0 r1]\n", ""},
 		both("ExampleGather_error", ExampleGather_error, "Gather preflight 0 root 99 out of range [0, 2)\n"),
-		{"ExamplePlacementError", ExamplePlacementError,
+		{"ExampleCollectiveError", ExampleCollectiveError,
 			"rank 0: Scatter preflight error reported by rank 0\n", "rank 1: Scatter preflight error reported by rank 0\n"},
 		{"ExampleBulk", ExampleBulk, "rank 0 temperatures [21.5 22 19.75]\n", "rank 1 temperatures [21.5 22 19.75]\n"},
 		{"ExamplePmap", ExamplePmap, "[ALPHA BETA GAMMA DELTA]\n", ""},

@@ -13,7 +13,7 @@ import (
 // body is always sent, even when empty, so a receiver receives exactly two
 // messages whatever the head says, and a bulk value's body goes from the
 // sender's slice into the receiver's new slice with no copy on either side
-// (see wire.SplitValue). The placement helpers use split frames.
+// (see wire.SplitValue). The data collectives use split frames.
 
 // splitFrame encodes v as a split frame with header h (Len filled in).
 func splitFrame[T any](h wire.Header, v T) (head, body []byte, err error) {

@@ -77,7 +77,7 @@ func (r *report) broadcastFailures(e *PmapError) []ItemFailure {
 	}
 	out := make([]ItemFailure, 0, n)
 	for _, f := range fl.F {
-		it := ItemFailure{Index: int(f.I), Kind: PmapErrorKind(f.K), Rank: int(f.R), Message: f.M}
+		it := ItemFailure{Index: int(f.I), Kind: ErrorKind(f.K), Rank: int(f.R), Message: f.M}
 		if it.Rank == k.rank {
 			it.err = own[it.Index]
 		}
@@ -85,7 +85,7 @@ func (r *report) broadcastFailures(e *PmapError) []ItemFailure {
 	}
 	for i := 0; i < len(fl.M); i += 2 {
 		for j := fl.M[i]; j < fl.M[i+1]; j++ {
-			out = append(out, ItemFailure{Index: int(j), Kind: PmapErrorKind(fl.MK), Rank: -1, Message: fl.MM})
+			out = append(out, ItemFailure{Index: int(j), Kind: ErrorKind(fl.MK), Rank: -1, Message: fl.MM})
 		}
 	}
 	slices.SortFunc(out, func(a, b ItemFailure) int { return cmp.Compare(a.Index, b.Index) })

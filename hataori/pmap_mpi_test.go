@@ -43,7 +43,7 @@ type rankEnv struct {
 
 func newRankEnv(t *testing.T) *rankEnv {
 	rank, size := mpitest.Init(t)
-	d, err := NewDomain(DomainConfig{Oversubscribe: true, Workers: 2, Placement: Declared})
+	d, err := NewDomain(DomainConfig{Oversubscribe: true, Workers: 2, Pinning: Declared})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func hashString(s string) int64 {
 }
 
 // sameError checks that err is a *PmapError of kind identical on every rank.
-func (e *rankEnv) sameError(what string, err error, kind PmapErrorKind) *PmapError {
+func (e *rankEnv) sameError(what string, err error, kind ErrorKind) *PmapError {
 	e.t.Helper()
 	var pe *PmapError
 	if !errors.As(err, &pe) {

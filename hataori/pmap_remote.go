@@ -67,7 +67,7 @@ type slotResult struct {
 type rankFault struct {
 	index      int   // the failed item, -1 for a fault of the whole frame
 	taskKey    int64 // a frame fault's key: its batch's first index
-	kind       PmapErrorKind
+	kind       ErrorKind
 	msg        string
 	err        error
 	stopped    bool // the item failed with the call's own cancellation

@@ -34,7 +34,7 @@ func tracef(format string, args ...any) {
 // key's task key is that item's index).
 type fault struct {
 	key  int64
-	kind PmapErrorKind
+	kind ErrorKind
 	msg  string
 	err  error
 	item bool
@@ -68,13 +68,13 @@ func newReport(k *collective, root int, collect bool) *report {
 // condition with task key N, or a malformed frame with its batch's first
 // index) with class, reported by this rank. A key that cannot be encoded
 // is an internal failure: the job aborts with ExitProtocol.
-func (r *report) addCall(taskKey int64, class sched.Class, kind PmapErrorKind, msg string, err error) {
+func (r *report) addCall(taskKey int64, class sched.Class, kind ErrorKind, msg string, err error) {
 	r.put(&r.call, taskKey, class, fault{kind: kind, msg: msg, err: err})
 }
 
 // addItem records the failure of item index with class (ClassUser or
 // ClassWire), reported by this rank.
-func (r *report) addItem(index int, class sched.Class, kind PmapErrorKind, msg string, err error) {
+func (r *report) addItem(index int, class sched.Class, kind ErrorKind, msg string, err error) {
 	r.put(&r.item, int64(index), class, fault{kind: kind, msg: msg, err: err, item: true})
 }
 
@@ -139,7 +139,7 @@ func (r *report) converge() error {
 	if wk == sched.NoError {
 		return nil
 	}
-	kind := PmapErrorKind(wcode &^ itemFlag)
+	kind := ErrorKind(wcode &^ itemFlag)
 	if kind < KindReentrant || kind > KindCanceled {
 		kind = KindProtocol
 	}

@@ -577,7 +577,7 @@ func (r *rootLoop[T, U]) malformed(from, s int, we *wire.Error) {
 	}
 }
 
-func (r *rootLoop[T, U]) addCallLocked(taskKey int64, class sched.Class, kind PmapErrorKind, msg string, err error) {
+func (r *rootLoop[T, U]) addCallLocked(taskKey int64, class sched.Class, kind ErrorKind, msg string, err error) {
 	r.mu.Lock()
 	r.rep.addCall(taskKey, class, kind, msg, err)
 	r.mu.Unlock()
@@ -718,7 +718,7 @@ func (r *rootLoop[T, U]) onResult(from, s int, h wire.Header, payload []byte) {
 		}
 		r.mu.Lock()
 		for _, f := range faults {
-			r.rep.note(ItemFailure{Index: int(f.Index), Kind: PmapErrorKind(f.Kind), Rank: from, Message: f.Message})
+			r.rep.note(ItemFailure{Index: int(f.Index), Kind: ErrorKind(f.Kind), Rank: from, Message: f.Message})
 		}
 		r.mu.Unlock()
 		ok, nfailed = r.decodeResults(from, pinned, indices, faults, res)
@@ -786,7 +786,7 @@ func (r *rootLoop[T, U]) decodeResults(from int, pinned sched.Batch, indices []i
 	return true, len(pos)
 }
 
-func (r *rootLoop[T, U]) failRunning(from, s int, kind PmapErrorKind, msg string, err error) {
+func (r *rootLoop[T, U]) failRunning(from, s int, kind ErrorKind, msg string, err error) {
 	var b sched.Batch
 	r.locked(func() (ferr error) {
 		b, ferr = r.sch.FailRunning(from, s)

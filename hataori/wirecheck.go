@@ -40,7 +40,7 @@ func checkWireTypes[T, U any]() error {
 	return checkWireType[U]()
 }
 
-// checkWireType is checkWireTypes for the one value type of a placement
+// checkWireType is checkWireTypes for the one value type of a data collective
 // call.
 func checkWireType[T any]() error { return wire.CheckType(reflect.TypeFor[T]()) }
 

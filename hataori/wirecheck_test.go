@@ -50,7 +50,7 @@ func TestCheckWireTypes(t *testing.T) {
 
 // TestWireTypeFailureRoundTrip follows a type-check failure through the
 // preflight: the local failure, what the ranks agree on, and the cause of
-// the PlacementError every rank returns.
+// the CollectiveError every rank returns.
 func TestWireTypeFailureRoundTrip(t *testing.T) {
 	f := wireTypeFailure(checkWireType[wcPoint]())
 	if f.Code != failType || !strings.HasPrefix(f.Message, "type hataori.wcPoint cannot cross ranks: field x is unexported") {
@@ -61,11 +61,11 @@ func TestWireTypeFailureRoundTrip(t *testing.T) {
 	if !errors.Is(cause, ErrUnsupportedType) || cause.Error() != "hataori: "+f.Message {
 		t.Fatalf("cause %v", cause)
 	}
-	pe := &PlacementError{Kind: PlacementPreflight, Rank: 1, Op: "Gather", Message: agreed.Message, err: cause}
+	pe := &CollectiveError{Kind: KindPreflight, Rank: 1, Op: "Gather", Message: agreed.Message, err: cause}
 	var err error = pe
-	if !errors.Is(err, ErrUnsupportedType) || !errors.Is(err, ErrPlacementPreflight) || errors.Is(err, ErrPlacementWire) {
-		t.Errorf("errors.Is on %v: ErrUnsupportedType %v, ErrPlacementPreflight %v, ErrPlacementWire %v", err,
-			errors.Is(err, ErrUnsupportedType), errors.Is(err, ErrPlacementPreflight), errors.Is(err, ErrPlacementWire))
+	if !errors.Is(err, ErrUnsupportedType) || !errors.Is(err, ErrPreflight) || errors.Is(err, ErrWire) {
+		t.Errorf("errors.Is on %v: ErrUnsupportedType %v, ErrPreflight %v, ErrWire %v", err,
+			errors.Is(err, ErrUnsupportedType), errors.Is(err, ErrPreflight), errors.Is(err, ErrWire))
 	}
 	want := "hataori: Gather preflight error reported by rank 1: type hataori.wcPoint cannot cross ranks: field x is unexported"
 	if !strings.HasPrefix(err.Error(), want) {
@@ -77,7 +77,7 @@ func TestWireTypeFailureRoundTrip(t *testing.T) {
 	if c := wireTypeCause(nil); c != nil {
 		t.Errorf("cause of no failure = %v, want nil", c)
 	}
-	if errors.Is(&PlacementError{Kind: PlacementPreflight, Message: "m"}, ErrUnsupportedType) {
-		t.Error("a PlacementError without a type cause matches ErrUnsupportedType")
+	if errors.Is(&CollectiveError{Kind: KindPreflight, Message: "m"}, ErrUnsupportedType) {
+		t.Error("a CollectiveError without a type cause matches ErrUnsupportedType")
 	}
 }

@@ -16,7 +16,7 @@ import (
 // workers of a Declared domain are not locked to threads, so thread ids do
 // not name them.
 func TestLaneThreadIsNotADomainWorker(t *testing.T) {
-	d, err := hataori.NewDomain(hataori.DomainConfig{Oversubscribe: true, Workers: 2, Placement: hataori.Declared})
+	d, err := hataori.NewDomain(hataori.DomainConfig{Oversubscribe: true, Workers: 2, Pinning: hataori.Declared})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@
 # bounded prefetch: TestPmapSlotsAtOnce, TestPmapRootAnswersWhileComputing,
 # TestPmapPrefetch), lanes' PmapLanes tests (4 ranks, 2 lanes; one batch per
 # lane at once),
-# Broadcast/Scatter/Gather (TestPlacementMPI), simultaneous-error
+# Broadcast/Scatter/Gather (TestDataMPI), simultaneous-error
 # convergence (TestCollectiveMPI), a panicking callback ending the job
 # within 10 s, a rank SIGKILLed on the other host in the middle of a Pmap
 # ending the job within 30 s, a ring, and a check that the ranks really run
@@ -270,8 +270,8 @@ run() {
 suite() {
 	local label=$1 d=$2 l=$3
 	run "$label-hataori" "$d/hataori.test" hataori 300 \
-		"^(TestPmapMPI|TestPmapErrors|TestCollectiveMPI|TestPlacementMPI|TestPmapPanicEndsJobWithin10s|TestPmapKilledRankEndsJob|TestPmapSlotsAtOnce|TestPmapRootAnswersWhileComputing|TestPmapPrefetch)\$/^$l-n4\$" \
-		"TestPmapMPI/$l-n4" "TestPmapErrors/$l-n4" "TestCollectiveMPI/$l-n4" "TestPlacementMPI/$l-n4" \
+		"^(TestPmapMPI|TestPmapErrors|TestCollectiveMPI|TestDataMPI|TestPmapPanicEndsJobWithin10s|TestPmapKilledRankEndsJob|TestPmapSlotsAtOnce|TestPmapRootAnswersWhileComputing|TestPmapPrefetch)\$/^$l-n4\$" \
+		"TestPmapMPI/$l-n4" "TestPmapErrors/$l-n4" "TestCollectiveMPI/$l-n4" "TestDataMPI/$l-n4" \
 		"TestPmapPanicEndsJobWithin10s/$l-n4" "TestPmapKilledRankEndsJob/$l-n4" \
 		"TestPmapSlotsAtOnce/$l-n4" "TestPmapRootAnswersWhileComputing/$l-n4" "TestPmapPrefetch/$l-n4"
 	run "$label-lanes" "$d/lanes.test" lanes 200 "^TestPmapLanesRanks\$/^ranks4-lanes2\$/^$l-n4\$" \

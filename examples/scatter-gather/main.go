@@ -98,7 +98,7 @@ func runMPI(ctx context.Context, n int) error {
 	}
 	mine, err := hataori.Scatter(ctx, world, 0, shards)
 	if err != nil {
-		return err // the same *hataori.PlacementError on every rank
+		return err // the same *hataori.CollectiveError on every rank
 	}
 
 	// Local work, on this rank's domain. (Should it fail, this rank exits

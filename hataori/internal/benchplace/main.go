@@ -1,6 +1,6 @@
 //go:build mpirt || mpicgo
 
-// Command benchplace measures Hataori's placement helpers against raw MPI
+// Command benchplace measures Hataori's data collectives against raw MPI
 // in the same run, on the same communicator and buffers' sizes:
 //
 //   - Broadcast of a []float64 and of a []byte, against a raw MPI_Bcast of
@@ -11,7 +11,7 @@
 //     same bytes as two messages (header, then payload), as a ping-pong.
 //
 // Run it under mpirun with at least two ranks; rank 0 prints the table.
-// scripts/bench-placement.sh builds and runs it.
+// scripts/bench-collectives.sh builds and runs it.
 package main
 
 import (
@@ -52,7 +52,7 @@ func main() {
 		log.Fatal("benchplace needs at least 2 ranks")
 	}
 	if rank == 0 {
-		fmt.Printf("placement benchmark: %d ranks, backend %s (%s), median of repetitions, bandwidth = payload bytes delivered / time\n",
+		fmt.Printf("data-collective benchmark: %d ranks, backend %s (%s), median of repetitions, bandwidth = payload bytes delivered / time\n",
 			size, hataori.Backend(), mpiName())
 	}
 	for _, n := range []int{*small, *large} {

@@ -37,7 +37,7 @@
 // # What crosses ranks
 //
 // CheckType (cached per type) says, before anything is sent, whether the
-// values of a type survive the trip exactly; the placement helpers refuse a
+// values of a type survive the trip exactly; the data collectives refuse a
 // type it rejects in their collective preflight. What crosses:
 //
 //   - booleans, strings (any bytes), signed and unsigned integers and

@@ -21,7 +21,7 @@ var MaxBytes int64 = math.MaxInt32
 type Kind uint8
 
 // Message kinds. The scheduler uses KindReady … KindDrain and KindCancel,
-// the placement helpers KindBroadcast, KindScatter and KindGather.
+// the data collectives KindBroadcast, KindScatter and KindGather.
 const (
 	KindReady Kind = iota + 1
 	KindTask

@@ -10,16 +10,16 @@ import (
 	"github.com/hataori/hataori-go/hataori/internal/wire"
 )
 
-// placementOp names a placement operation; ranks agree on it in preflight.
-type placementOp int32
+// dataOp names a data collective; ranks agree on it in preflight.
+type dataOp int32
 
 const (
-	opBroadcast placementOp = iota + 1
+	opBroadcast dataOp = iota + 1
 	opScatter
 	opGather
 )
 
-func (op placementOp) String() string {
+func (op dataOp) String() string {
 	switch op {
 	case opBroadcast:
 		return "Broadcast"
@@ -28,24 +28,24 @@ func (op placementOp) String() string {
 	case opGather:
 		return "Gather"
 	}
-	return fmt.Sprintf("placementOp(%d)", int32(op))
+	return fmt.Sprintf("dataOp(%d)", int32(op))
 }
 
-// tagPlacement is the tag of placement frames on the call's private
+// tagData is the tag of data-collective frames on the call's private
 // communicator.
-const tagPlacement = 1
+const tagData = 1
 
-// placementFault is a rank's first failure while moving data.
-type placementFault struct {
-	kind PlacementKind
+// dataFault is a rank's first failure while moving data.
+type dataFault struct {
+	kind ErrorKind
 	msg  string
 }
 
-// placementCall is the shared skeleton of Broadcast, Scatter and Gather.
+// dataCall is the shared skeleton of Broadcast, Scatter and Gather.
 //
 // On every rank it runs the local entry checks (enterCollective: no other
 // collective call active, not on a domain worker, on the MPI main thread),
-// which fail on this rank alone with a PlacementPreflight error of Rank -1
+// which fail on this rank alone with a KindPreflight error of Rank -1
 // before any MPI call involving other ranks; then it opens a private duplicate of comm, agrees on the
 // operation and root, takes typeErr (the value type's checkWireType result,
 // refused on every size of world, one included) or else runs the local
@@ -60,12 +60,12 @@ type placementFault struct {
 // encoder or decoder of the value (or a runtime.Goexit there), aborts the
 // job with ExitPanic once the private duplicate is open, so no rank is left
 // waiting in the call.
-func placementCall(ctx context.Context, comm Comm, op placementOp, root int, typeErr error,
+func dataCall(ctx context.Context, comm Comm, op dataOp, root int, typeErr error,
 	prepare func(k *collective) *failure,
-	move func(k *collective) *placementFault) error {
+	move func(k *collective) *dataFault) error {
 	exit, err := enterCollective()
 	if err != nil {
-		return &PlacementError{Kind: PlacementPreflight, Rank: -1, Op: op.String(), Message: err.Error(), err: err}
+		return &CollectiveError{Kind: KindPreflight, Rank: -1, Op: op.String(), Message: err.Error(), err: err}
 	}
 	defer exit()
 	if ctx == nil {
@@ -73,7 +73,7 @@ func placementCall(ctx context.Context, comm Comm, op placementOp, root int, typ
 	}
 	k, err := openCollective(comm)
 	if err != nil {
-		return &PlacementError{Kind: PlacementPreflight, Rank: -1, Op: op.String(), Message: err.Error(), err: err}
+		return &CollectiveError{Kind: KindPreflight, Rank: -1, Op: op.String(), Message: err.Error(), err: err}
 	}
 	normal := false
 	defer func() {
@@ -81,7 +81,7 @@ func placementCall(ctx context.Context, comm Comm, op placementOp, root int, typ
 			k.abortPanicked(op.String(), recover())
 		}
 	}()
-	perr := placementRun(ctx, k, op, root, typeErr, prepare, move)
+	perr := dataRun(ctx, k, op, root, typeErr, prepare, move)
 	if err := k.close(); err != nil {
 		k.abortTransport(err)
 	}
@@ -89,9 +89,9 @@ func placementCall(ctx context.Context, comm Comm, op placementOp, root int, typ
 	return perr
 }
 
-func placementRun(ctx context.Context, k *collective, op placementOp, root int, typeErr error,
+func dataRun(ctx context.Context, k *collective, op dataOp, root int, typeErr error,
 	prepare func(k *collective) *failure,
-	move func(k *collective) *placementFault) error {
+	move func(k *collective) *dataFault) error {
 	inRange := root >= 0 && root < k.size
 	r := int64(-1)
 	if inRange {
@@ -105,7 +105,7 @@ func placementRun(ctx context.Context, k *collective, op placementOp, root int, 
 	switch {
 	case !same:
 		local = &failure{Code: failRoot, Err: ErrOptionsDiffer, Message: fmt.Sprintf(
-			"ranks called different placement operations or passed different roots (rank %d called %s with root %d)", k.rank, op, root)}
+			"ranks called different data collectives or passed different roots (rank %d called %s with root %d)", k.rank, op, root)}
 	case !inRange:
 		local = &failure{Code: failRoot, Err: ErrInvalidOptions, Message: fmt.Sprintf("root %d out of range [0, %d)", root, k.size)}
 	case typeErr != nil:
@@ -120,7 +120,7 @@ func placementRun(ctx context.Context, k *collective, op placementOp, root int, 
 		k.abortTransport(err)
 	}
 	if agreed != nil {
-		return &PlacementError{Kind: PlacementPreflight, Rank: agreed.Rank, Op: op.String(), Message: agreed.Message, err: preflightCause(agreed)}
+		return &CollectiveError{Kind: KindPreflight, Rank: agreed.Rank, Op: op.String(), Message: agreed.Message, err: preflightCause(agreed)}
 	}
 	fault := move(k)
 	key, code, msg := int64(noError), int32(0), ""
@@ -134,11 +134,11 @@ func placementRun(ctx context.Context, k *collective, op placementOp, root int, 
 	if w == noError {
 		return nil
 	}
-	kind := PlacementKind(code)
-	if kind != PlacementWire && kind != PlacementProtocol {
-		k.abortProtocol(fmt.Sprintf("converged placement error kind %d", code))
+	kind := ErrorKind(code)
+	if kind != KindWire && kind != KindProtocol {
+		k.abortProtocol(fmt.Sprintf("converged data-collective error kind %d", code))
 	}
-	return &PlacementError{Kind: kind, Rank: int(w % int64(k.size)), Op: op.String(), Message: msg}
+	return &CollectiveError{Kind: kind, Rank: int(w % int64(k.size)), Op: op.String(), Message: msg}
 }
 
 // checkSupplied is the preflight rule that exactly the root supplies a value.
@@ -152,7 +152,7 @@ func checkSupplied(k *collective, root int, present bool, what string) *failure 
 	return nil
 }
 
-// encodeSplit encodes the split frame of one placement value for dest, or
+// encodeSplit encodes the split frame of one data-collective value for dest, or
 // returns the preflight failure.
 func encodeSplit[T any](k *collective, kind wire.Kind, dest int, v T, what string) (head, body []byte, f *failure) {
 	head, body, err := splitFrame(wire.Header{Version: wire.Version, Kind: kind, Count: 1, BatchID: uint64(dest)}, v)
@@ -162,10 +162,10 @@ func encodeSplit[T any](k *collective, kind wire.Kind, dest int, v T, what strin
 	return head, body, nil
 }
 
-// receiveSplit receives, checks and decodes one placement value from src.
-func receiveSplit[T any](k *collective, src int, kind wire.Kind, dest int) (T, *placementFault) {
+// receiveSplit receives, checks and decodes one data-collective value from src.
+func receiveSplit[T any](k *collective, src int, kind wire.Kind, dest int) (T, *dataFault) {
 	var zero T
-	h, v, err := recvSplit[T](k, src, tagPlacement)
+	h, v, err := recvSplit[T](k, src, tagData)
 	var we *wire.Error
 	if err != nil && !errors.As(err, &we) {
 		k.abortTransport(err)
@@ -184,18 +184,18 @@ func receiveSplit[T any](k *collective, src int, kind wire.Kind, dest int) (T, *
 
 // frameFault classifies an error of recvFrame or of the checks after it.
 // MPI failures abort the job.
-func frameFault(k *collective, src int, err error) *placementFault {
+func frameFault(k *collective, src int, err error) *dataFault {
 	var we *wire.Error
 	if !errors.As(err, &we) {
 		k.abortTransport(err)
 	}
-	return &placementFault{kind: PlacementWire, msg: fmt.Sprintf("rank %d, frame from rank %d: %v", k.rank, src, err)}
+	return &dataFault{kind: KindWire, msg: fmt.Sprintf("rank %d, frame from rank %d: %v", k.rank, src, err)}
 }
 
 // checkFrame checks a parsed placement frame's kind, count and destination.
-func checkFrame(k *collective, src int, h wire.Header, kind wire.Kind, dest int) *placementFault {
+func checkFrame(k *collective, src int, h wire.Header, kind wire.Kind, dest int) *dataFault {
 	if h.Kind != kind || h.Count != 1 || h.BatchID != uint64(dest) {
-		return &placementFault{kind: PlacementProtocol, msg: fmt.Sprintf(
+		return &dataFault{kind: KindProtocol, msg: fmt.Sprintf(
 			"rank %d, frame from rank %d: %s frame with %d items for rank %d, expected %s with 1 item for rank %d",
 			k.rank, src, h.Kind, h.Count, h.BatchID, kind, dest)}
 	}
@@ -209,7 +209,7 @@ func checkFrame(k *collective, src int, h wire.Header, kind wire.Kind, dest int)
 // the first (the two lengths), so every rank receives everything, whatever
 // later fails to decode. Receivers of a bulk value receive the body straight
 // into the returned slice.
-func bcastValue[T any](k *collective, root int, head, body []byte) (T, *placementFault) {
+func bcastValue[T any](k *collective, root int, head, body []byte) (T, *dataFault) {
 	var zero T
 	var pre [16]byte
 	if k.rank == root {

@@ -73,14 +73,14 @@ func wtMake(rank int) wtValue {
 	}
 }
 
-// TestPlacementWireTypeMPI: a Broadcast, Scatter or Gather of a type whose
+// TestDataWireTypeMPI: a Broadcast, Scatter or Gather of a type whose
 // values would not survive the wire fails in the preflight with the same
 // error on every rank (matching ErrUnsupportedType and naming the field),
 // before any value is encoded; supported types round-trip exactly.
-func TestPlacementWireTypeMPI(t *testing.T) {
+func TestDataWireTypeMPI(t *testing.T) {
 	if !mpitest.Child() {
 		for _, n := range []int{1, 2, 4} {
-			mpitest.Run(t, mpitest.Config{Ranks: n, Test: "TestPlacementWireTypeMPI", Timeout: 120 * time.Second})
+			mpitest.Run(t, mpitest.Config{Ranks: n, Test: "TestDataWireTypeMPI", Timeout: 120 * time.Second})
 		}
 		return
 	}
@@ -189,7 +189,7 @@ func TestPlacementWireTypeMPI(t *testing.T) {
 // it matches ErrUnsupportedType.
 func (e *placeEnv) expectType(label string, err error, rank int, substr string) {
 	e.t.Helper()
-	e.expect(label, err, hataori.PlacementPreflight, rank, substr)
+	e.expect(label, err, hataori.KindPreflight, rank, substr)
 	if !errors.Is(err, hataori.ErrUnsupportedType) {
 		e.t.Errorf("%s: errors.Is(%v, ErrUnsupportedType) is false", label, err)
 	}

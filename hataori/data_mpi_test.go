@@ -65,7 +65,7 @@ type placeTree struct {
 	Raw    []byte
 }
 
-// placeEnv is one rank's view of a placement test run.
+// placeEnv is one rank's view of a data-collective test run.
 type placeEnv struct {
 	t          *testing.T
 	ctx        context.Context
@@ -74,10 +74,10 @@ type placeEnv struct {
 	seq        int
 }
 
-func TestPlacementMPI(t *testing.T) {
+func TestDataMPI(t *testing.T) {
 	if !mpitest.Child() {
 		for _, n := range []int{1, 2, 4} {
-			mpitest.Run(t, mpitest.Config{Ranks: n, Test: "TestPlacementMPI", Timeout: 180 * time.Second})
+			mpitest.Run(t, mpitest.Config{Ranks: n, Test: "TestDataMPI", Timeout: 180 * time.Second})
 		}
 		return
 	}
@@ -94,7 +94,7 @@ func TestPlacementMPI(t *testing.T) {
 	e.preflightFailures()
 	e.encodeFailures()
 	e.decodeFailures()
-	t.Logf("rank %d of %d: placement checks done", rank, size)
+	t.Logf("rank %d of %d: data-collective checks done", rank, size)
 }
 
 // values: every root, UTF-8 strings, empty values, nested structs, shard
@@ -269,7 +269,7 @@ func (e *placeEnv) ownMessage() {
 // expect checks a converged failure on this rank, then that the caller's
 // communicator still carries the caller's message and that a following
 // call succeeds and sees the same error text on every rank.
-func (e *placeEnv) expect(label string, err error, kind hataori.PlacementKind, rank int, substr string) {
+func (e *placeEnv) expect(label string, err error, kind hataori.ErrorKind, rank int, substr string) {
 	t := e.t
 	t.Helper()
 	if e.size > 1 {
@@ -280,14 +280,14 @@ func (e *placeEnv) expect(label string, err error, kind hataori.PlacementKind, r
 			t.Errorf("%s: own message after the failure = %q, %v; want %q", label, buf[:n], rerr, want)
 		}
 	}
-	var pe *hataori.PlacementError
+	var pe *hataori.CollectiveError
 	if !errors.As(err, &pe) {
-		t.Errorf("%s: error %v (%T), want a *PlacementError", label, err, err)
+		t.Errorf("%s: error %v (%T), want a *CollectiveError", label, err, err)
 	} else if pe.Kind != kind || pe.Rank != rank || !strings.Contains(pe.Message, substr) {
 		t.Errorf("%s: got %v (kind %v, rank %d), want kind %v, rank %d, message containing %q", label, err, pe.Kind, pe.Rank, kind, rank, substr)
 	}
-	sentinel := map[hataori.PlacementKind]error{hataori.PlacementPreflight: hataori.ErrPlacementPreflight,
-		hataori.PlacementWire: hataori.ErrPlacementWire, hataori.PlacementProtocol: hataori.ErrPlacementProtocol}[kind]
+	sentinel := map[hataori.ErrorKind]error{hataori.KindPreflight: hataori.ErrPreflight,
+		hataori.KindWire: hataori.ErrWire, hataori.KindProtocol: hataori.ErrProtocol}[kind]
 	if !errors.Is(err, sentinel) {
 		t.Errorf("%s: errors.Is(%v, %v) is false", label, err, sentinel)
 	}
@@ -313,7 +313,7 @@ func (e *placeEnv) preflightFailures() {
 		}
 		e.ownMessage()
 		_, err := hataori.Broadcast(e.ctx, e.world, root, hataori.Some(1))
-		e.expect("different roots", err, hataori.PlacementPreflight, 0, "different roots")
+		e.expect("different roots", err, hataori.KindPreflight, 0, "different roots")
 		// A value on a non-root rank.
 		e.ownMessage()
 		m := hataori.None[string]()
@@ -321,16 +321,16 @@ func (e *placeEnv) preflightFailures() {
 			m = hataori.Some("x")
 		}
 		_, err = hataori.Broadcast(e.ctx, e.world, 0, m)
-		e.expect("value on a non-root rank", err, hataori.PlacementPreflight, last, "only the root")
+		e.expect("value on a non-root rank", err, hataori.KindPreflight, last, "only the root")
 	}
 	// None on the root.
 	e.ownMessage()
 	_, err := hataori.Scatter(e.ctx, e.world, last, hataori.None[[]int]())
-	e.expect("no shards on the root", err, hataori.PlacementPreflight, last, "no shards")
+	e.expect("no shards on the root", err, hataori.KindPreflight, last, "no shards")
 	// Root out of range.
 	e.ownMessage()
 	_, err = hataori.Gather(e.ctx, e.world, e.size, 1)
-	e.expect("root out of range", err, hataori.PlacementPreflight, 0, "out of range")
+	e.expect("root out of range", err, hataori.KindPreflight, 0, "out of range")
 	// Shard count different from the world size.
 	e.ownMessage()
 	var shards hataori.Maybe[[]int]
@@ -338,7 +338,7 @@ func (e *placeEnv) preflightFailures() {
 		shards = hataori.Some(make([]int, e.size+1))
 	}
 	_, err = hataori.Scatter(e.ctx, e.world, 0, shards)
-	e.expect("shard count", err, hataori.PlacementPreflight, 0, fmt.Sprintf("%d shards for %d ranks", e.size+1, e.size))
+	e.expect("shard count", err, hataori.KindPreflight, 0, fmt.Sprintf("%d shards for %d ranks", e.size+1, e.size))
 	// A context already cancelled on the last rank.
 	e.ownMessage()
 	ctx := e.ctx
@@ -348,7 +348,7 @@ func (e *placeEnv) preflightFailures() {
 		ctx = c
 	}
 	_, err = hataori.Gather(ctx, e.world, 0, 1)
-	e.expect("cancelled context", err, hataori.PlacementPreflight, last, "context canceled")
+	e.expect("cancelled context", err, hataori.KindPreflight, last, "context canceled")
 }
 
 func (e *placeEnv) encodeFailures() {
@@ -363,7 +363,7 @@ func (e *placeEnv) encodeFailures() {
 		v.V = -1
 	}
 	_, err := hataori.Gather(e.ctx, e.world, 0, v)
-	e.expect("Gather encode", err, hataori.PlacementPreflight, last, errPickyEncode.Error())
+	e.expect("Gather encode", err, hataori.KindPreflight, last, errPickyEncode.Error())
 	// Scatter: one of the root's shards fails to encode.
 	e.ownMessage()
 	var shards hataori.Maybe[[]picky]
@@ -373,7 +373,7 @@ func (e *placeEnv) encodeFailures() {
 		shards = hataori.Some(s)
 	}
 	_, err = hataori.Scatter(e.ctx, e.world, last, shards)
-	e.expect("Scatter encode", err, hataori.PlacementPreflight, last, errPickyEncode.Error())
+	e.expect("Scatter encode", err, hataori.KindPreflight, last, errPickyEncode.Error())
 	// Broadcast: the root's value fails to encode.
 	e.ownMessage()
 	m := hataori.None[picky]()
@@ -381,7 +381,7 @@ func (e *placeEnv) encodeFailures() {
 		m = hataori.Some(picky{V: -1})
 	}
 	_, err = hataori.Broadcast(e.ctx, e.world, 0, m)
-	e.expect("Broadcast encode", err, hataori.PlacementPreflight, 0, errPickyEncode.Error())
+	e.expect("Broadcast encode", err, hataori.KindPreflight, 0, errPickyEncode.Error())
 }
 
 func (e *placeEnv) decodeFailures() {
@@ -395,7 +395,7 @@ func (e *placeEnv) decodeFailures() {
 	}
 	e.ownMessage()
 	_, err := hataori.Broadcast(e.ctx, e.world, 0, someOn(e.rank == 0, picky{V: 5}))
-	e.expect("Broadcast decode", err, hataori.PlacementWire, 1, errPickyDecode.Error())
+	e.expect("Broadcast decode", err, hataori.KindWire, 1, errPickyDecode.Error())
 	clear(pickyReject)
 	// Scatter: only the last rank's shard cannot be decoded.
 	e.ownMessage()
@@ -406,12 +406,12 @@ func (e *placeEnv) decodeFailures() {
 		shards = hataori.Some(s)
 	}
 	_, err = hataori.Scatter(e.ctx, e.world, 0, shards)
-	e.expect("Scatter decode", err, hataori.PlacementWire, last, errPickyDecode.Error())
+	e.expect("Scatter decode", err, hataori.KindWire, last, errPickyDecode.Error())
 	// Gather: every sender's value fails to decode on the root; the root
 	// still receives every frame and reports the first (rank 0's).
 	e.ownMessage()
 	_, err = hataori.Gather(e.ctx, e.world, last, picky{V: 13})
-	e.expect("Gather decode", err, hataori.PlacementWire, last, "frame from rank 0")
+	e.expect("Gather decode", err, hataori.KindWire, last, "frame from rank 0")
 	// A type mismatch: the receivers expect an int, the root sends text.
 	e.ownMessage()
 	if e.rank == 0 {
@@ -419,7 +419,7 @@ func (e *placeEnv) decodeFailures() {
 	} else {
 		_, err = hataori.Broadcast(e.ctx, e.world, 0, hataori.None[int]())
 	}
-	e.expect("Broadcast type mismatch", err, hataori.PlacementWire, 1, "decode")
+	e.expect("Broadcast type mismatch", err, hataori.KindWire, 1, "decode")
 }
 
 func someOn[T any](ok bool, v T) hataori.Maybe[T] {

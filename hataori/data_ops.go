@@ -20,13 +20,13 @@ import (
 // preflight failure on every rank); a collective call cannot be abandoned
 // midway, so ctx is not consulted afterwards.
 //
-// Every rank returns the same *PlacementError on failure: kind
-// PlacementPreflight when a check failed before any data moved (root out of
+// Every rank returns the same *CollectiveError on failure: kind
+// KindPreflight when a check failed before any data moved (root out of
 // range or different between ranks, a value on the wrong rank, an encoding
 // failure or a value over the wire limit, or a type T whose values cannot
 // cross ranks exactly, which also matches ErrUnsupportedType and is refused
-// even on one rank), PlacementWire when a rank could
-// not decode what it received, PlacementProtocol for an unexpected frame.
+// even on one rank), KindWire when a rank could
+// not decode what it received, KindProtocol for an unexpected frame.
 // The communicator stays usable after any of them.
 //
 // Broadcast, Scatter and Gather run on the calling goroutine, which must be
@@ -37,7 +37,7 @@ import (
 func Broadcast[T any](ctx context.Context, comm Comm, root int, rootValue Maybe[T]) (T, error) {
 	var head, body []byte
 	var out T
-	err := placementCall(ctx, comm, opBroadcast, root, checkWireType[T](),
+	err := dataCall(ctx, comm, opBroadcast, root, checkWireType[T](),
 		func(k *collective) *failure {
 			if f := checkSupplied(k, root, rootValue.Present(), "a value"); f != nil {
 				return f
@@ -55,7 +55,7 @@ func Broadcast[T any](ctx context.Context, comm Comm, root int, rootValue Maybe[
 				Len: uint64(len(head) - wire.HeaderSize + len(body))}.Put(head)
 			return nil
 		},
-		func(k *collective) *placementFault {
+		func(k *collective) *dataFault {
 			if k.size == 1 {
 				out, _ = rootValue.Get()
 				return nil
@@ -85,11 +85,11 @@ func Broadcast[T any](ctx context.Context, comm Comm, root int, rootValue Maybe[
 // new slice with no copy).
 //
 // Context, errors, threads and communicator use are as for Broadcast; a
-// shard count other than the world size is a PlacementPreflight failure.
+// shard count other than the world size is a KindPreflight failure.
 func Scatter[T any](ctx context.Context, comm Comm, root int, rootShards Maybe[[]T]) (T, error) {
 	var heads, bodies [][]byte
 	var out T
-	err := placementCall(ctx, comm, opScatter, root, checkWireType[T](),
+	err := dataCall(ctx, comm, opScatter, root, checkWireType[T](),
 		func(k *collective) *failure {
 			if f := checkSupplied(k, root, rootShards.Present(), "shards"); f != nil {
 				return f
@@ -114,14 +114,14 @@ func Scatter[T any](ctx context.Context, comm Comm, root int, rootShards Maybe[[
 			}
 			return nil
 		},
-		func(k *collective) *placementFault {
+		func(k *collective) *dataFault {
 			if k.rank == root {
 				shards, _ := rootShards.Get()
 				for i := range heads {
 					if i == root {
 						continue
 					}
-					if err := k.sendSplit(i, tagPlacement, heads[i], bodies[i]); err != nil {
+					if err := k.sendSplit(i, tagData, heads[i], bodies[i]); err != nil {
 						k.abortTransport(err)
 					}
 					heads[i], bodies[i] = nil, nil
@@ -129,7 +129,7 @@ func Scatter[T any](ctx context.Context, comm Comm, root int, rootShards Maybe[[
 				out = shards[root]
 				return nil
 			}
-			var f *placementFault
+			var f *dataFault
 			out, f = receiveSplit[T](k, root, wire.KindScatter, k.rank)
 			return f
 		})
@@ -153,7 +153,7 @@ func Scatter[T any](ctx context.Context, comm Comm, root int, rootShards Maybe[[
 func Gather[T any](ctx context.Context, comm Comm, root int, value T) ([]T, error) {
 	var head, body []byte
 	var out []T
-	err := placementCall(ctx, comm, opGather, root, checkWireType[T](),
+	err := dataCall(ctx, comm, opGather, root, checkWireType[T](),
 		func(k *collective) *failure {
 			if k.rank == root {
 				return nil
@@ -162,16 +162,16 @@ func Gather[T any](ctx context.Context, comm Comm, root int, value T) ([]T, erro
 			head, body, f = encodeSplit(k, wire.KindGather, root, value, "its value")
 			return f
 		},
-		func(k *collective) *placementFault {
+		func(k *collective) *dataFault {
 			if k.rank != root {
-				if err := k.sendSplit(root, tagPlacement, head, body); err != nil {
+				if err := k.sendSplit(root, tagData, head, body); err != nil {
 					k.abortTransport(err)
 				}
 				return nil
 			}
 			out = make([]T, k.size)
 			out[root] = value
-			var first *placementFault
+			var first *dataFault
 			for i := 0; i < k.size; i++ {
 				if i == root {
 					continue

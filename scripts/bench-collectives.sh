@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# bench-placement.sh: bandwidth of Broadcast and Gather ([]float64 and
+# bench-collectives.sh: bandwidth of Broadcast and Gather ([]float64 and
 # []byte, 1 MiB and 64 MiB) against raw MPI (MPI_Bcast, Send/Recv) measured
 # in the same run, plus the one-message vs two-message frame layout, on 2 and
 # 4 ranks, under Open MPI and (unless MPICH=0) MPICH, with the run-time
 # backend (BACKEND=mpicgo uses the cgo backend against Open MPI instead).
 #
-# Usage: scripts/bench-placement.sh [extra benchplace flags, e.g. -reps 10]
+# Usage: scripts/bench-collectives.sh [extra benchplace flags, e.g. -reps 10]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 backend="${BACKEND:-mpirt}"

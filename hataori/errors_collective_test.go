@@ -7,20 +7,20 @@ import (
 	"testing"
 )
 
-func TestPlacementErrorIsAs(t *testing.T) {
-	sentinels := map[PlacementKind]error{
-		PlacementPreflight: ErrPlacementPreflight,
-		PlacementWire:      ErrPlacementWire,
-		PlacementProtocol:  ErrPlacementProtocol,
+func TestCollectiveErrorIsAs(t *testing.T) {
+	sentinels := map[ErrorKind]error{
+		KindPreflight: ErrPreflight,
+		KindWire:      ErrWire,
+		KindProtocol:  ErrProtocol,
 	}
 	for kind, want := range sentinels {
-		var err error = fmt.Errorf("wrapped: %w", &PlacementError{Kind: kind, Rank: 2, Op: "Gather", Message: "boom"})
+		var err error = fmt.Errorf("wrapped: %w", &CollectiveError{Kind: kind, Rank: 2, Op: "Gather", Message: "boom"})
 		for other, s := range sentinels {
 			if got := errors.Is(err, s); got != (other == kind) {
 				t.Errorf("errors.Is(%v, %v) = %v", kind, s, got)
 			}
 		}
-		var pe *PlacementError
+		var pe *CollectiveError
 		if !errors.As(err, &pe) || pe.Kind != kind || pe.Rank != 2 {
 			t.Errorf("errors.As(%v) = %+v", err, pe)
 		}
@@ -34,7 +34,7 @@ func TestPlacementErrorIsAs(t *testing.T) {
 			t.Errorf("Is matched a distinct error with the sentinel's text")
 		}
 	}
-	if s := PlacementKind(9).String(); s != "PlacementKind(9)" {
+	if s := ErrorKind(9).String(); s != "ErrorKind(9)" {
 		t.Errorf("unknown kind String = %q", s)
 	}
 }

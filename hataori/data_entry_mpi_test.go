@@ -12,15 +12,15 @@ import (
 	"github.com/hataori/hataori-go/hataori/mpitest"
 )
 
-// TestPlacementEntry shows that the placement helpers share Pmap's local
+// TestDataEntry shows that the data collectives share Pmap's local
 // entry checks: a call from another goroutine fails on that rank alone with
 // ErrNotMainThread before any MPI call (under hataoridebug any MPI call
-// there would panic), and a placement call inside a Pmap callback is
+// there would panic), and a data collective inside a Pmap callback is
 // rejected as re-entrant on every rank that makes one.
-func TestPlacementEntry(t *testing.T) {
+func TestDataEntry(t *testing.T) {
 	if !mpitest.Child() {
 		for _, n := range []int{1, 2} {
-			mpitest.Run(t, mpitest.Config{Ranks: n, Test: "TestPlacementEntry"})
+			mpitest.Run(t, mpitest.Config{Ranks: n, Test: "TestDataEntry"})
 		}
 		return
 	}
@@ -37,14 +37,14 @@ func TestPlacementEntry(t *testing.T) {
 		res <- err
 	}()
 	err = <-res
-	var pe *hataori.PlacementError
-	if !errors.As(err, &pe) || pe.Rank != -1 || !errors.Is(err, hataori.ErrPlacementPreflight) || !errors.Is(err, hataori.ErrNotMainThread) {
+	var pe *hataori.CollectiveError
+	if !errors.As(err, &pe) || pe.Rank != -1 || !errors.Is(err, hataori.ErrPreflight) || !errors.Is(err, hataori.ErrNotMainThread) {
 		t.Errorf("rank %d: Broadcast from another goroutine = %v, want a local preflight error wrapping ErrNotMainThread", rank, err)
 	}
 
 	// A communicator that is not one: a local preflight error, no MPI call.
 	_, err = hataori.Broadcast(ctx, hataori.Comm{}, 0, hataori.Some(1))
-	if !errors.As(err, &pe) || pe.Rank != -1 || !errors.Is(err, hataori.ErrPlacementPreflight) || !errors.Is(err, hataori.ErrInvalidComm) {
+	if !errors.As(err, &pe) || pe.Rank != -1 || !errors.Is(err, hataori.ErrPreflight) || !errors.Is(err, hataori.ErrInvalidComm) {
 		t.Errorf("rank %d: Broadcast on a zero Comm = %v, want a local preflight error wrapping ErrInvalidComm", rank, err)
 	}
 
@@ -56,7 +56,7 @@ func TestPlacementEntry(t *testing.T) {
 	_, err = hataori.Pmap(ctx, world, nil, hataori.Options{}, items, func(x int) (int, error) {
 		nested++
 		_, inner := hataori.Gather(ctx, world, 0, x)
-		if !errors.Is(inner, hataori.ErrPlacementPreflight) || !strings.Contains(inner.Error(), "already active") {
+		if !errors.Is(inner, hataori.ErrPreflight) || !strings.Contains(inner.Error(), "already active") {
 			bad++
 			t.Errorf("rank %d: Gather inside a Pmap callback = %v, want a re-entrancy error", rank, inner)
 		}

@@ -27,7 +27,7 @@ func ExampleBroadcast() {
 	}
 	got, err := hataori.Broadcast(context.Background(), world, 0, params)
 	if err != nil {
-		log.Fatal(err) // the same *PlacementError on every rank
+		log.Fatal(err) // the same *CollectiveError on every rank
 	}
 	fmt.Println("rank", rank, "has", got)
 }
@@ -80,7 +80,7 @@ func ExampleGather() {
 	}
 }
 
-// A failure converges: every rank returns an equal *PlacementError, which
+// A failure converges: every rank returns an equal *CollectiveError, which
 // names the lowest rank that reported it, and the communicator stays usable.
 func ExampleGather_error() {
 	world, err := hataori.World()
@@ -90,15 +90,15 @@ func ExampleGather_error() {
 	// Root 99 is out of range on every rank: a preflight failure, before any
 	// data moves.
 	_, err = hataori.Gather(context.Background(), world, 99, "x")
-	var pe *hataori.PlacementError
-	if errors.As(err, &pe) && errors.Is(err, hataori.ErrPlacementPreflight) {
+	var pe *hataori.CollectiveError
+	if errors.As(err, &pe) && errors.Is(err, hataori.ErrPreflight) {
 		fmt.Println(pe.Op, pe.Kind, pe.Rank, pe.Message)
 	}
 }
 
 // A mistake on the root alone, here one shard too few, fails Scatter on
 // every rank with the same error, before any data moves: no rank waits.
-func ExamplePlacementError() {
+func ExampleCollectiveError() {
 	world, err := hataori.World()
 	if err != nil {
 		log.Fatal(err)
@@ -110,7 +110,7 @@ func ExamplePlacementError() {
 		shards = hataori.Some(make([]int, size-1))
 	}
 	_, err = hataori.Scatter(context.Background(), world, 0, shards)
-	var pe *hataori.PlacementError
+	var pe *hataori.CollectiveError
 	if errors.As(err, &pe) {
 		fmt.Printf("rank %d: %s %s error reported by rank %d\n", rank, pe.Op, pe.Kind, pe.Rank)
 	}
