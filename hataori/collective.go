@@ -150,26 +150,61 @@ type agreedFailure struct {
 }
 
 // agree converges local preflight outcomes: each rank contributes its rank
-// if it failed and the size if it passed to a signed MIN; when some rank
-// failed, the lowest failing rank broadcasts its code, the number of its
-// cause's sentinel (slot.CauseOf(local.Err), in the code's second byte)
-// and its bounded message. Every rank returns the same *agreedFailure (its
-// Cause the failing rank's own error there, the rebuilt sentinel
-// elsewhere), or nil when all passed.
+// if it failed and the size if it passed to a signed MIN, then agreeOn
+// takes over. Every rank returns the same *agreedFailure, or nil when all
+// passed.
 func (k *collective) agree(local *failure) (*agreedFailure, error) {
-	v := int32(k.size)
-	if local != nil {
-		v = int32(k.rank)
-	}
-	w, err := mpi.AllreduceMinInt32(k.comm, v)
+	w, err := mpi.AllreduceMinInt32(k.comm, k.failVote(local))
 	if err != nil {
 		return nil, err
 	}
+	return k.agreeOn(int64(w), local)
+}
+
+// agreeAndCompare is a preflight's one reduction: a signed MIN over the
+// vector (v, ^v, vote). The first two report whether every rank passed the
+// same v (MIN(^v) = ^MAX(v), without overflow, so they agree exactly when
+// the minimum equals the maximum); the third is agree's vote for local.
+// When same is true, agreed is agreeOn's outcome of the votes (nil when
+// every rank passed); when it is false the votes are not used (they were
+// cast under the assumption that v agreed) and agreed is nil.
+func (k *collective) agreeAndCompare(v int64, local *failure) (same bool, agreed *agreedFailure, err error) {
+	in := [3]int64{v, ^v, int64(k.failVote(local))}
+	var out [3]int64
+	if err := mpi.AllreduceMinInt64s(k.comm, in[:], out[:]); err != nil {
+		return false, nil, err
+	}
+	if out[0] != ^out[1] {
+		return false, nil, nil
+	}
+	agreed, err = k.agreeOn(out[2], local)
+	return true, agreed, err
+}
+
+// failVote is a rank's contribution to agree's MIN: its rank when local
+// failed, the size when it passed.
+func (k *collective) failVote(local *failure) int32 {
+	if local != nil {
+		return int32(k.rank)
+	}
+	return int32(k.size)
+}
+
+// agreeOn finishes agree given w, the MIN of every rank's vote: when w is
+// a rank, that lowest failing rank broadcasts its code, the number of its
+// cause's sentinel (slot.CauseOf(local.Err), in the code's second byte)
+// and its bounded message. Every rank returns the same *agreedFailure (its
+// Cause the failing rank's own error there, the rebuilt sentinel
+// elsewhere), or nil when w is the size (every rank passed).
+func (k *collective) agreeOn(w int64, local *failure) (*agreedFailure, error) {
 	if int(w) == k.size {
 		return nil, nil
 	}
 	if w < 0 || int(w) > k.size {
 		return nil, fmt.Errorf("preflight reduction returned %d for world size %d", w, k.size)
+	}
+	if int(w) == k.rank && local == nil {
+		return nil, fmt.Errorf("preflight reduction names rank %d, which passed", w)
 	}
 	var code int32
 	var msg string
@@ -177,7 +212,7 @@ func (k *collective) agree(local *failure) (*agreedFailure, error) {
 		// The cause number rides in the second byte of the code.
 		code, msg = local.Code&0xff|int32(slot.CauseOf(local.Err))<<8, local.Message
 	}
-	code, msg, err = k.bcastCoded(int(w), code, msg)
+	code, msg, err := k.bcastCoded(int(w), code, msg)
 	if err != nil {
 		return nil, err
 	}
@@ -188,21 +223,6 @@ func (k *collective) agree(local *failure) (*agreedFailure, error) {
 		a.Cause = slot.Sentinel(slot.Cause(code >> 8 & 0xff))
 	}
 	return a, nil
-}
-
-// agreeInt64 reports whether every rank passed the same v: MIN(v) and
-// MIN(^v) (^v = -v-1 reverses the order without overflow, so MIN(^v) =
-// ^MAX(v)) agree exactly when the minimum equals the maximum.
-func (k *collective) agreeInt64(v int64) (bool, error) {
-	lo, err := mpi.AllreduceMinInt64(k.comm, v)
-	if err != nil {
-		return false, err
-	}
-	hiNot, err := mpi.AllreduceMinInt64(k.comm, ^v)
-	if err != nil {
-		return false, err
-	}
-	return lo == ^hiNot, nil
 }
 
 // noError is the convergence key of a rank that has nothing to report.

@@ -17,7 +17,7 @@ import (
 )
 
 // TestCollectiveMPI checks the shared collective machinery (agree,
-// agreeInt64, converge, frames) on real MPI jobs.
+// agreeAndCompare, converge, frames) on real MPI jobs.
 func TestCollectiveMPI(t *testing.T) {
 	if !mpitest.Child() {
 		for _, n := range []int{1, 2, 4} {
@@ -79,9 +79,20 @@ func testAgree(t *testing.T, k *collective) {
 }
 
 func testAgreeInt64(t *testing.T, k *collective) {
+	// Every rank passes v: same, and the votes decide (here rank 0, or no
+	// rank, failed).
 	for _, v := range []int64{0, 1, -1, math.MinInt64, math.MaxInt64} {
-		if same, err := k.agreeInt64(v); err != nil || !same {
-			t.Errorf("agreeInt64(%d) on every rank = %v, %v", v, same, err)
+		same, af, err := k.agreeAndCompare(v, nil)
+		if err != nil || !same || af != nil {
+			t.Errorf("agreeAndCompare(%d) on every rank, all passing = %v, %+v, %v", v, same, af, err)
+		}
+		var local *failure
+		if k.rank == 0 {
+			local = &failure{Code: failBusy, Message: "busy"}
+		}
+		same, af, err = k.agreeAndCompare(v, local)
+		if err != nil || !same || af == nil || af.Rank != 0 || af.Code != failBusy || af.Message != "busy" {
+			t.Errorf("agreeAndCompare(%d) with rank 0 failing = %v, %+v, %v", v, same, af, err)
 		}
 	}
 	if k.size == 1 {
@@ -93,8 +104,9 @@ func testAgreeInt64(t *testing.T, k *collective) {
 		if k.rank == k.size-1 {
 			v = p[1]
 		}
-		if same, err := k.agreeInt64(v); err != nil || same {
-			t.Errorf("agreeInt64 with %d and %d = %v, %v; want false", p[0], p[1], same, err)
+		// A differing value wins over the votes, which are then unused.
+		if same, af, err := k.agreeAndCompare(v, &failure{Code: failBusy}); err != nil || same || af != nil {
+			t.Errorf("agreeAndCompare with %d and %d = %v, %+v, %v; want not same", p[0], p[1], same, af, err)
 		}
 	}
 }

@@ -97,15 +97,8 @@ func dataRun(ctx context.Context, k *collective, op dataOp, root int, typeErr er
 	if inRange {
 		r = int64(root)
 	}
-	same, err := k.agreeInt64(int64(op)<<32 | int64(uint32(r)))
-	if err != nil {
-		k.abortTransport(err)
-	}
 	var local *failure
 	switch {
-	case !same:
-		local = &failure{Code: failRoot, Err: ErrOptionsDiffer, Message: fmt.Sprintf(
-			"ranks called different data collectives or passed different roots (rank %d called %s with root %d)", k.rank, op, root)}
 	case !inRange:
 		local = &failure{Code: failRoot, Err: ErrInvalidOptions, Message: fmt.Sprintf("root %d out of range [0, %d)", root, k.size)}
 	case typeErr != nil:
@@ -115,9 +108,20 @@ func dataRun(ctx context.Context, k *collective, op dataOp, root int, typeErr er
 	default:
 		local = prepare(k)
 	}
-	agreed, err := k.agree(local)
+	// One reduction: the operation and root, and the checks' outcome
+	// (computed as if every rank called the same operation with the same
+	// root, which it then did).
+	same, agreed, err := k.agreeAndCompare(int64(op)<<32|int64(uint32(r)), local)
 	if err != nil {
 		k.abortTransport(err)
+	}
+	if !same {
+		// Every rank fails the same check; the lowest, rank 0, reports.
+		local = &failure{Code: failRoot, Err: ErrOptionsDiffer, Message: fmt.Sprintf(
+			"ranks called different data collectives or passed different roots (rank %d called %s with root %d)", k.rank, op, root)}
+		if agreed, err = k.agreeOn(0, local); err != nil {
+			k.abortTransport(err)
+		}
 	}
 	if agreed != nil {
 		return &CollectiveError{Kind: KindPreflight, Rank: agreed.Rank, Op: op.String(), Message: agreed.Message, err: preflightCause(agreed)}
@@ -145,7 +149,7 @@ func dataRun(ctx context.Context, k *collective, op dataOp, root int, typeErr er
 func checkSupplied(k *collective, root int, present bool, what string) *failure {
 	switch {
 	case k.rank == root && !present:
-		return &failure{Code: failPayload, Err: ErrPayload, Message: fmt.Sprintf("root rank %d supplied no %s (None)", root, what)}
+		return &failure{Code: failPayload, Err: ErrPayload, Message: fmt.Sprintf("root rank %d supplied None; it must supply %s", root, what)}
 	case k.rank != root && present:
 		return &failure{Code: failPayload, Err: ErrPayload, Message: fmt.Sprintf("rank %d supplied %s, but only the root (rank %d) may", k.rank, what, root)}
 	}

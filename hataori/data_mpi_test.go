@@ -326,7 +326,7 @@ func (e *placeEnv) preflightFailures() {
 	// None on the root.
 	e.ownMessage()
 	_, err := hataori.Scatter(e.ctx, e.world, last, hataori.None[[]int]())
-	e.expect("no shards on the root", err, hataori.KindPreflight, last, "no shards")
+	e.expect("no shards on the root", err, hataori.KindPreflight, last, "supplied None; it must supply shards")
 	// Root out of range.
 	e.ownMessage()
 	_, err = hataori.Gather(e.ctx, e.world, e.size, 1)

@@ -22,37 +22,47 @@ import (
 // counts travel right after it, in each rank's first READY (see
 // collectSlots).
 //
-// When the options differ between ranks (one agreement over the packed
-// options says so, on every rank alike), rank 0 broadcasts its packed
-// options and each rank compares its own with them, so that the failure
-// names the lowest rank whose options differ from rank 0's and every field
-// that differs. This costs one broadcast, on that failure path only.
+// When every rank passed the same options, the agreement is one MPI
+// reduction (agreeAndCompare: the packed options and the checks' outcome in
+// one vector), plus one broadcast of the failure when a check failed. When
+// the options differ (the same reduction says so, on every rank alike),
+// rank 0 broadcasts its packed options, each rank reruns its checks against
+// them, and a second agreement names the lowest rank whose options differ
+// from rank 0's (or that failed an earlier check) and every field that
+// differs: a broadcast and a reduction more, on that failure path only.
 func pmapPreflight(ctx context.Context, k *collective, exec slot.Executor, opts *Options, hasItems bool, extra *failure, admitErr, typeErr error) error {
 	if opts.BatchSize == 0 {
 		opts.BatchSize = 1
 	}
 	mine := packOptions(*opts)
-	same, err := k.agreeInt64(mine)
+	checks := func(ref int64) *failure {
+		local := pmapLocalChecks(ctx, k, exec, *opts, hasItems, ref, extra)
+		if local == nil && typeErr != nil {
+			local = wireTypeFailure(typeErr)
+			local.Message = fmt.Sprintf("rank %d: %s", k.rank, local.Message)
+		}
+		if local == nil && admitErr != nil {
+			local = &failure{Code: failBusy, Message: fmt.Sprintf("rank %d: executor admission: %v", k.rank, admitErr), Err: admitErr}
+		}
+		return local
+	}
+	// One reduction when the options agree: the checks run as if every
+	// rank had this rank's options, which is then the case.
+	same, af, err := k.agreeAndCompare(mine, checks(mine))
 	if err != nil {
 		k.abortTransport(err)
 	}
-	ref := mine
 	if !same {
-		if ref, err = k.bcastInt64(0, mine); err != nil {
+		ref, err := k.bcastInt64(0, mine)
+		if err != nil {
 			k.abortTransport(err)
 		}
-	}
-	local := pmapLocalChecks(ctx, k, exec, *opts, hasItems, ref, extra)
-	if local == nil && typeErr != nil {
-		local = wireTypeFailure(typeErr)
-		local.Message = fmt.Sprintf("rank %d: %s", k.rank, local.Message)
-	}
-	if local == nil && admitErr != nil {
-		local = &failure{Code: failBusy, Message: fmt.Sprintf("rank %d: executor admission: %v", k.rank, admitErr), Err: admitErr}
-	}
-	af, err := k.agree(local)
-	if err != nil {
-		k.abortTransport(err)
+		if af, err = k.agree(checks(ref)); err != nil {
+			k.abortTransport(err)
+		}
+		if af == nil {
+			k.abortProtocol("options differ between ranks, but every rank passed the comparison with rank 0's")
+		}
 	}
 	tracef("preflight ok=%v", af == nil)
 	if af == nil {

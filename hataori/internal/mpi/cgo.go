@@ -17,11 +17,14 @@ package mpi
 #cgo nocallback hataori_allreduce_min_i32
 #cgo noescape hataori_allreduce_min_i64
 #cgo nocallback hataori_allreduce_min_i64
+#cgo noescape hataori_allreduce_min_i64s
+#cgo nocallback hataori_allreduce_min_i64s
 #include "cgo_helpers.h"
 */
 import "C"
 
 import (
+	"errors"
 	"os"
 	"time"
 	"unsafe"
@@ -230,6 +233,16 @@ func AllreduceMinInt64(c Handle, v int64) (int64, error) {
 	var out C.int64_t
 	err := check("MPI_Allreduce", C.hataori_allreduce_min_i64(C.int64_t(v), &out, C.uintptr_t(c)))
 	return int64(out), err
+}
+
+// AllreduceMinInt64s sets out[i] to the minimum of in[i] over c, in one
+// MPI_Allreduce; in and out have the same, non-zero length.
+func AllreduceMinInt64s(c Handle, in, out []int64) error {
+	assertMain("MPI_Allreduce")
+	if len(in) != len(out) || len(in) == 0 {
+		return errors.New("MPI_Allreduce: input and output lengths differ or are zero")
+	}
+	return check("MPI_Allreduce", C.hataori_allreduce_min_i64s((*C.int64_t)(unsafe.Pointer(&in[0])), (*C.int64_t)(unsafe.Pointer(&out[0])), C.int(len(in)), C.uintptr_t(c)))
 }
 
 // Bcast broadcasts buf from root to every process of c; every process

@@ -124,6 +124,10 @@ static int hataori_allreduce_min_i64(int64_t v, int64_t *out, uintptr_t c) {
 	return MPI_Allreduce(&v, out, 1, MPI_INT64_T, MPI_MIN, HATAORI_COMM(c));
 }
 
+static int hataori_allreduce_min_i64s(const int64_t *in, int64_t *out, int n, uintptr_t c) {
+	return MPI_Allreduce(in, out, n, MPI_INT64_T, MPI_MIN, HATAORI_COMM(c));
+}
+
 static int hataori_bcast(void *buf, int n, int root, uintptr_t c) {
 	return MPI_Bcast(buf, n, MPI_BYTE, root, HATAORI_COMM(c));
 }

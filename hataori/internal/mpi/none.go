@@ -74,6 +74,9 @@ func AllreduceMinInt32(Handle, int32) (int32, error) { return 0, ErrNoBackend }
 // AllreduceMinInt64 returns ErrNoBackend.
 func AllreduceMinInt64(Handle, int64) (int64, error) { return 0, ErrNoBackend }
 
+// AllreduceMinInt64s returns ErrNoBackend.
+func AllreduceMinInt64s(Handle, []int64, []int64) error { return ErrNoBackend }
+
 // Bcast returns ErrNoBackend.
 func Bcast(Handle, []byte, int) error { return ErrNoBackend }
 

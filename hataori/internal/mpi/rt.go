@@ -367,6 +367,21 @@ func AllreduceMinInt64(c Handle, v int64) (int64, error) {
 	return in[1], wrap(err)
 }
 
+// AllreduceMinInt64s sets out[i] to the minimum of in[i] over c, in one
+// MPI_Allreduce; in and out have the same, non-zero length.
+func AllreduceMinInt64s(c Handle, in, out []int64) error {
+	l, err := get()
+	if err != nil {
+		return err
+	}
+	assertMain("MPI_Allreduce")
+	if len(in) != len(out) || len(in) == 0 {
+		return errors.New("MPI_Allreduce: input and output lengths differ or are zero")
+	}
+	err = l.Allreduce(unsafe.Pointer(&in[0]), unsafe.Pointer(&out[0]), len(in), l.Int64, l.Min, mpiabi.Comm(c))
+	return wrap(err)
+}
+
 // Bcast broadcasts buf from root to every process of c; every process
 // passes a buffer of the same length.
 func Bcast(c Handle, buf []byte, root int) error {
