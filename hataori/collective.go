@@ -41,12 +41,17 @@ type collective struct {
 	rank, size int
 }
 
-// openCollectiveOn duplicates h, sets MPI_ERRORS_RETURN on the duplicate
+// openCollectiveOn waits politely until every rank of h has arrived
+// (politeBarrier: the duplicate itself is a blocking collective that
+// spins), duplicates h, sets MPI_ERRORS_RETURN on the duplicate
 // (so that an MPI failure during the call comes back as an error carrying
 // MPI's message, and the call aborts the job with ExitTransport and that
 // message rather than dying inside MPI) and reads rank and size. On
 // failure nothing is left allocated.
 func openCollectiveOn(h mpi.Handle) (*collective, error) {
+	if err := politeBarrier(h); err != nil {
+		return nil, err
+	}
 	d, err := mpi.Dup(h)
 	if err != nil {
 		return nil, err
@@ -154,11 +159,11 @@ type agreedFailure struct {
 // takes over. Every rank returns the same *agreedFailure, or nil when all
 // passed.
 func (k *collective) agree(local *failure) (*agreedFailure, error) {
-	w, err := mpi.AllreduceMinInt32(k.comm, k.failVote(local))
+	w, err := k.allreduceMin([]int64{int64(k.failVote(local))})
 	if err != nil {
 		return nil, err
 	}
-	return k.agreeOn(int64(w), local)
+	return k.agreeOn(w[0], local)
 }
 
 // agreeAndCompare is a preflight's one reduction: a signed MIN over the
@@ -169,9 +174,8 @@ func (k *collective) agree(local *failure) (*agreedFailure, error) {
 // every rank passed); when it is false the votes are not used (they were
 // cast under the assumption that v agreed) and agreed is nil.
 func (k *collective) agreeAndCompare(v int64, local *failure) (same bool, agreed *agreedFailure, err error) {
-	in := [3]int64{v, ^v, int64(k.failVote(local))}
-	var out [3]int64
-	if err := mpi.AllreduceMinInt64s(k.comm, in[:], out[:]); err != nil {
+	out, err := k.allreduceMin([]int64{v, ^v, int64(k.failVote(local))})
+	if err != nil {
 		return false, nil, err
 	}
 	if out[0] != ^out[1] {
@@ -238,10 +242,11 @@ func (k *collective) convergeCoded(key int64, code int32, msg string) (int64, in
 	if key < 0 {
 		return 0, 0, "", fmt.Errorf("negative error key %d", key)
 	}
-	w, err := mpi.AllreduceMinInt64(k.comm, key)
+	m, err := k.allreduceMin([]int64{key})
 	if err != nil {
 		return 0, 0, "", err
 	}
+	w := m[0]
 	if w == noError {
 		return noError, 0, "", nil
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/hataori/hataori-go/hataori/internal/mpi"
 	"github.com/hataori/hataori-go/hataori/internal/sched"
 )
 
@@ -116,12 +115,12 @@ func (r *report) converge() error {
 		best = r.call
 	}
 	if r.collect {
-		w, err := mpi.AllreduceMinInt64(r.k.comm, r.call.key)
+		m, err := r.k.allreduceMin([]int64{r.call.key})
 		if err != nil {
 			r.k.abortTransport(err)
 		}
 		best = r.item
-		if w != sched.NoError {
+		if m[0] != sched.NoError {
 			best = r.call
 		}
 	}

@@ -32,6 +32,7 @@ var wrappers = []struct{ family, envVar string }{
 var singletonCases = map[string]func(t *testing.T, l *mpiabi.Lib, family string){
 	"basics": childBasics,
 	"p2p":    childP2P,
+	"nonblk": childNonblocking,
 	"allocs": childAllocs,
 }
 
@@ -51,7 +52,7 @@ func TestSingleton(t *testing.T) {
 				}
 				t.Skipf("%s is not set: run eval \"$(scripts/build-wrappers.sh)\" to test against the %s wrapper", w.envVar, w.family)
 			}
-			for _, name := range []string{"basics", "p2p", "allocs"} {
+			for _, name := range []string{"basics", "p2p", "nonblk", "allocs"} {
 				t.Run(name, func(t *testing.T) {
 					if name == "allocs" && raceEnabled {
 						t.Skip("allocation counts are not meaningful under -race (sync.Pool drops items)")

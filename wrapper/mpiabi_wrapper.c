@@ -242,3 +242,26 @@ int MPIABI_Bcast(void *buf, int count, MPIABI_Datatype datatype, int root, MPIAB
 }
 
 int MPIABI_Barrier(MPIABI_Comm comm) { return MPI_Barrier(N_COMM(comm)); }
+
+int MPIABI_Ibarrier(MPIABI_Comm comm, MPIABI_Request *request) {
+  MPI_Request n = MPI_REQUEST_NULL;
+  int r = MPI_Ibarrier(N_COMM(comm), &n);
+  *request = ABI(n);
+  return r;
+}
+
+int MPIABI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPIABI_Datatype datatype,
+                      MPIABI_Op op, MPIABI_Comm comm, MPIABI_Request *request) {
+  MPI_Request n = MPI_REQUEST_NULL;
+  int r = MPI_Iallreduce(sendbuf, recvbuf, count, N_TYPE(datatype), N_OP(op), N_COMM(comm), &n);
+  *request = ABI(n);
+  return r;
+}
+
+int MPIABI_Test(MPIABI_Request *request, int *flag, MPIABI_Status *status) {
+  MPI_Request n = N_REQ(*request);
+  int r = MPI_Test(&n, flag, native(status));
+  *request = ABI(n);
+  if (r == MPI_SUCCESS && *flag) publish(status);
+  return r;
+}

@@ -281,3 +281,23 @@ func CheckLauncher(c Handle) error {
 	}
 	return checkLauncher(size, LinkedMPI())
 }
+
+// Nonblocking reports false: the cgo backend runs its collectives blocking (MPI
+// may not keep pointers to Go memory after a cgo call returns, as a
+// nonblocking collective would).
+func Nonblocking() bool { return false }
+
+// Ibarrier is not available (Nonblocking reports false).
+func Ibarrier(Handle) (Request, error) {
+	return 0, errors.New("nonblocking collectives are not used by the cgo backend")
+}
+
+// IallreduceMinInt64s is not available (Nonblocking reports false).
+func IallreduceMinInt64s(Handle, []int64, []int64) (Request, error) {
+	return 0, errors.New("nonblocking collectives are not used by the cgo backend")
+}
+
+// Test is not available (Nonblocking reports false).
+func Test(*Request) (bool, error) {
+	return false, errors.New("nonblocking collectives are not used by the cgo backend")
+}

@@ -88,3 +88,15 @@ func Abort(_ Handle, code int) { os.Exit(code) }
 
 // CheckLauncher returns ErrNoBackend.
 func CheckLauncher(Handle) error { return ErrNoBackend }
+
+// Nonblocking reports false: there is no MPI backend.
+func Nonblocking() bool { return false }
+
+// Ibarrier is not available (Nonblocking reports false).
+func Ibarrier(Handle) (Request, error) { return 0, ErrNoBackend }
+
+// IallreduceMinInt64s is not available (Nonblocking reports false).
+func IallreduceMinInt64s(Handle, []int64, []int64) (Request, error) { return 0, ErrNoBackend }
+
+// Test is not available (Nonblocking reports false).
+func Test(*Request) (bool, error) { return false, ErrNoBackend }

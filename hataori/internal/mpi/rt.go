@@ -382,6 +382,56 @@ func AllreduceMinInt64s(c Handle, in, out []int64) error {
 	return wrap(err)
 }
 
+// Nonblocking reports whether Ibarrier, IallreduceMinInt64s and Test are
+// available: the loaded library exports MPIABI_Test, MPIABI_Ibarrier and
+// MPIABI_Iallreduce (MPI-3; every MPIABI library does).
+func Nonblocking() bool {
+	l, err := get()
+	return err == nil && l.Nonblocking()
+}
+
+// Ibarrier starts a barrier on c; complete it with Test.
+func Ibarrier(c Handle) (Request, error) {
+	l, err := get()
+	if err != nil {
+		return 0, err
+	}
+	assertMain("MPI_Ibarrier")
+	r, err := l.Ibarrier(mpiabi.Comm(c))
+	return Request(r), wrap(err)
+}
+
+// IallreduceMinInt64s starts setting out[i] to the minimum of in[i] over
+// c; complete it with Test. in and out have the same, non-zero length, and
+// must be heap memory that the caller keeps referenced and untouched until
+// Test reports completion.
+func IallreduceMinInt64s(c Handle, in, out []int64) (Request, error) {
+	l, err := get()
+	if err != nil {
+		return 0, err
+	}
+	assertMain("MPI_Iallreduce")
+	if len(in) != len(out) || len(in) == 0 {
+		return 0, errors.New("MPI_Iallreduce: input and output lengths differ or are zero")
+	}
+	r, err := l.Iallreduce(unsafe.Pointer(&in[0]), unsafe.Pointer(&out[0]), len(in), l.Int64, l.Min, mpiabi.Comm(c))
+	return Request(r), wrap(err)
+}
+
+// Test reports whether *r has completed, driving MPI's progress; a
+// completed request is freed.
+func Test(r *Request) (bool, error) {
+	l, err := get()
+	if err != nil {
+		return false, err
+	}
+	assertMain("MPI_Test")
+	q := mpiabi.Request(*r)
+	done, err := l.Test(&q, nil)
+	*r = Request(q)
+	return done, wrap(err)
+}
+
 // Bcast broadcasts buf from root to every process of c; every process
 // passes a buffer of the same length.
 func Bcast(c Handle, buf []byte, root int) error {

@@ -77,3 +77,7 @@ func (e *Error) Error() string {
 	}
 	return fmt.Sprintf("mpi: %s failed (code %d)", e.Func, e.Code)
 }
+
+// Request is a pending nonblocking collective (Ibarrier,
+// IallreduceMinInt64s), completed by Test.
+type Request uintptr

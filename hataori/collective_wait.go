@@ -1,0 +1,73 @@
+package hataori
+
+import (
+	"runtime"
+
+	"github.com/hataori/hataori-go/hataori/internal/mpi"
+)
+
+// The control collectives of a call (the arrival barrier, the preflight's
+// and the final convergence's reductions) wait politely where the backend
+// offers nonblocking collectives (the run-time backend: MPI_Ibarrier and
+// MPI_Iallreduce, completed by MPI_Test): MPI_Test in a loop paced by the
+// coordinator's back-off (spin 20 µs, then sleep 10 µs doubling to 50 µs
+// with a 1 µs timer slack). A blocking collective spins inside MPI
+// (MPICH's always, Open MPI's by default), so with more ranks than cores
+// the ranks that arrive first keep the cores from the ranks they are
+// waiting for: with 4 ranks on 2 cores under MPICH a call's start-up took
+// 17–80 ms. Waiting costs one extra MPI_Test per round when every rank is
+// already there. The cgo backend keeps blocking collectives (MPI may not
+// hold pointers to Go memory after a cgo call returns).
+
+// politeBarrier returns once every rank of h has entered it (at once under
+// the cgo backend, which has no nonblocking collectives: the duplicate
+// that follows synchronises instead).
+func politeBarrier(h mpi.Handle) error {
+	if !mpi.Nonblocking() {
+		return nil
+	}
+	r, err := mpi.Ibarrier(h)
+	if err != nil {
+		return err
+	}
+	return waitPolite(&r)
+}
+
+// allreduceMin returns the elementwise minimum of in over the call's
+// communicator, in one reduction.
+func (k *collective) allreduceMin(in []int64) ([]int64, error) {
+	out := make([]int64, len(in))
+	if !mpi.Nonblocking() {
+		return out, mpi.AllreduceMinInt64s(k.comm, in, out)
+	}
+	// in and out are on the heap (they reach MPI through unsafe
+	// pointers) and stay referenced until the request has completed.
+	send := append(make([]int64, 0, len(in)), in...)
+	r, err := mpi.IallreduceMinInt64s(k.comm, send, out)
+	if err == nil {
+		err = waitPolite(&r)
+	}
+	runtime.KeepAlive(send)
+	runtime.KeepAlive(out)
+	return out, err
+}
+
+// waitPolite tests r until it completes, spinning briefly and then
+// sleeping between tests (with a fine timer slack from the second sleep
+// on: setting it costs two system calls, which a wait that ends while
+// spinning should not pay).
+func waitPolite(r *mpi.Request) error {
+	var b backoff
+	restore := func() {}
+	defer func() { restore() }()
+	for {
+		done, err := mpi.Test(r)
+		if err != nil || done {
+			return err
+		}
+		b.wait(true, nil, nil)
+		if b.d > backoffMin && b.d <= 2*backoffMin {
+			restore = fineTimerSlack()
+		}
+	}
+}

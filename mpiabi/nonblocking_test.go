@@ -1,0 +1,53 @@
+package mpiabi_test
+
+import (
+	"math"
+	"testing"
+	"unsafe"
+
+	"github.com/hataori/hataori-go/mpiabi"
+)
+
+// childNonblocking: Ibarrier and Iallreduce on a singleton complete under
+// Test, which frees the request; Iallreduce's MIN of one rank is its input.
+func childNonblocking(t *testing.T, l *mpiabi.Lib, family string) {
+	initChild(t, l)
+	if !l.Nonblocking() {
+		t.Fatalf("%s wrapper: Nonblocking() = false", family)
+	}
+	wait := func(what string, req mpiabi.Request) {
+		t.Helper()
+		for i := 0; ; i++ {
+			done, err := l.Test(&req, nil)
+			if err != nil {
+				t.Fatalf("%s: Test = %v", what, err)
+			}
+			if done {
+				break
+			}
+			if i > 1e7 {
+				t.Fatalf("%s: not complete after %d tests", what, i)
+			}
+		}
+		if req != mpiabi.Request(l.RequestNull) {
+			t.Errorf("%s: completed request %#x, want the null request %#x", what, req, l.RequestNull)
+		}
+	}
+	req, err := l.Ibarrier(l.CommWorld)
+	if err != nil {
+		t.Fatalf("Ibarrier = %v", err)
+	}
+	wait("Ibarrier", req)
+	in := []int64{math.MinInt64, -1, 0, math.MaxInt64}
+	out := make([]int64, len(in))
+	req, err = l.Iallreduce(unsafe.Pointer(&in[0]), unsafe.Pointer(&out[0]), len(in), l.Int64, l.Min, l.CommWorld)
+	if err != nil {
+		t.Fatalf("Iallreduce = %v", err)
+	}
+	wait("Iallreduce", req)
+	for i := range in {
+		if out[i] != in[i] {
+			t.Errorf("Iallreduce MIN on one rank: out[%d] = %d, want %d", i, out[i], in[i])
+		}
+	}
+}
