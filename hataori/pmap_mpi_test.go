@@ -123,6 +123,9 @@ func (e *rankEnv) sameError(what string, err error, kind ErrorKind) *PmapError {
 	if !e.same(pe.Key) || !e.same(int64(pe.Rank)) || !e.same(hashString(pe.Message)) || !e.same(int64(pe.Kind)) {
 		e.t.Errorf("%s: rank %d: error differs between ranks: %v", what, e.rank, pe)
 	}
+	if n := strings.Count(pe.Error(), "hataori:"); n != 1 {
+		e.t.Errorf("%s: rank %d: %q says \"hataori:\" %d times, want once", what, e.rank, pe.Error(), n)
+	}
 	return pe
 }
 
