@@ -5,6 +5,7 @@ package hataori_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -40,6 +41,9 @@ func TestDataEntry(t *testing.T) {
 	var pe *hataori.CollectiveError
 	if !errors.As(err, &pe) || pe.Rank != -1 || !errors.Is(err, hataori.ErrPreflight) || !errors.Is(err, hataori.ErrNotMainThread) {
 		t.Errorf("rank %d: Broadcast from another goroutine = %v, want a local preflight error wrapping ErrNotMainThread", rank, err)
+	}
+	if n := strings.Count(fmt.Sprint(err), "hataori:"); err != nil && n != 1 {
+		t.Errorf("rank %d: %q says \"hataori:\" %d times, want once", rank, err, n)
 	}
 
 	// A communicator that is not one: a local preflight error, no MPI call.

@@ -292,6 +292,9 @@ func (e *placeEnv) expect(label string, err error, kind hataori.ErrorKind, rank 
 		t.Errorf("%s: errors.Is(%v, %v) is false", label, err, sentinel)
 	}
 	text := fmt.Sprint(err)
+	if n := strings.Count(text, "hataori:"); n != 1 {
+		t.Errorf("%s: %q says \"hataori:\" %d times, want once", label, text, n)
+	}
 	texts, gerr := hataori.Gather(e.ctx, e.world, 0, text)
 	if gerr != nil {
 		t.Fatalf("%s: Gather after the failure: %v", label, gerr)

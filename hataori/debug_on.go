@@ -4,6 +4,10 @@ package hataori
 
 import "sync/atomic"
 
+// traceOn enables tracef (the coordinator's events for pmapTrace) in
+// builds with the hataoridebug tag only.
+const traceOn = true
+
 // Event counters of the root coordinator, kept only in test builds (tag
 // hataoridebug), so that multi-rank tests can show by recorded events, not
 // by timing, that the coordinator answered other ranks while the root's own

@@ -24,12 +24,13 @@ type CollectiveError struct {
 }
 
 // Error returns a one-line description naming the operation, kind, rank and
-// message.
+// message; the message is shown without the "hataori: " tags of the errors
+// it was composed from, so the text names Hataori once.
 func (e *CollectiveError) Error() string {
 	if e.Rank < 0 {
-		return fmt.Sprintf("hataori: %s %s error on this rank: %s", e.Op, e.Kind, e.Message)
+		return fmt.Sprintf("hataori: %s %s error on this rank: %s", e.Op, e.Kind, untag(e.Message))
 	}
-	return fmt.Sprintf("hataori: %s %s error reported by rank %d: %s", e.Op, e.Kind, e.Rank, e.Message)
+	return fmt.Sprintf("hataori: %s %s error reported by rank %d: %s", e.Op, e.Kind, e.Rank, untag(e.Message))
 }
 
 // Unwrap returns the local cause of an entry check that failed on this rank

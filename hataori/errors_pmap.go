@@ -97,7 +97,9 @@ type PmapError struct {
 
 // Error returns "hataori: pmap <kind> error (item I, rank R, key K):
 // message", leaving out what does not apply, with the number of failed
-// items under CollectAll.
+// items under CollectAll. The message is shown without the "hataori: "
+// tags of the errors it was composed from (see untag), so the text names
+// Hataori once.
 func (e *PmapError) Error() string {
 	s := fmt.Sprintf("hataori: pmap %v error", e.Kind)
 	var at []string
@@ -113,7 +115,7 @@ func (e *PmapError) Error() string {
 	if len(at) > 0 {
 		s += " (" + strings.Join(at, ", ") + ")"
 	}
-	s += ": " + e.Message
+	s += ": " + untag(e.Message)
 	if n := len(e.Failures); n > 0 {
 		s += fmt.Sprintf(" [%d items without a result]", n)
 	}
@@ -123,6 +125,39 @@ func (e *PmapError) Error() string {
 // Unwrap returns the original error on the rank that reported it, the
 // agreed cause of a preflight error on every rank, else nil.
 func (e *PmapError) Unwrap() error { return e.err }
+
+// errTag starts the text of Hataori's own errors (its sentinels, MPIError,
+// MapError, …).
+const errTag = "hataori: "
+
+// untag returns msg without the errTag that starts it or any error
+// wrapped in it (after ": "): a PmapError's or CollectiveError's message
+// is often such an error's text ("rank 1: executor admission: hataori:
+// domain is busy"), and the Error text starts with the tag already.
+func untag(msg string) string {
+	const wrapped = ": " + errTag
+	for strings.HasPrefix(msg, errTag) {
+		msg = msg[len(errTag):]
+	}
+	if !strings.Contains(msg, wrapped) {
+		return msg
+	}
+	var b strings.Builder
+	b.Grow(len(msg))
+	for {
+		i := strings.Index(msg, wrapped)
+		if i < 0 {
+			break
+		}
+		b.WriteString(msg[:i+2])
+		msg = msg[i+2:]
+		for strings.HasPrefix(msg, errTag) {
+			msg = msg[len(errTag):]
+		}
+	}
+	b.WriteString(msg)
+	return b.String()
+}
 
 // Is reports whether target is the sentinel of e's kind.
 func (e *PmapError) Is(target error) bool {

@@ -145,6 +145,7 @@ func TestPmapPreflight(t *testing.T) {
 // running: the root's callbacks only return after the coordinator traced
 // such a receive.
 func TestPmapProgress(t *testing.T) {
+	needTrace(t)
 	if !mpitest.Child() {
 		pmapJob(t, "TestPmapProgress", 2, 4)
 		return

@@ -9,7 +9,8 @@ import (
 
 // pmapTrace, when set by a test, receives the coordinator's events
 // ("open", "send kind=TASK to=1", "recv-result rank=1",
-// "root-batch-start", "root-batch-done", …) on the coordinator goroutine.
+// "root-batch-start", "root-batch-done", …) from the coordinator and the
+// root's slots. Only builds with the hataoridebug tag trace (traceOn).
 var pmapTrace func(ev string)
 
 // pmapRootStats, when set by a test, receives the root scheduler's
@@ -20,8 +21,12 @@ var pmapRootStats func(sched.Stats)
 // from their own goroutines.
 var traceMu sync.Mutex
 
+// tracef formats one event for pmapTrace. Without the hataoridebug tag
+// traceOn is false and tracef's body is dead code: the call is inlined to
+// nothing, so its arguments are neither boxed nor allocated on hot paths
+// (TestTraceOffAllocatesNothing).
 func tracef(format string, args ...any) {
-	if pmapTrace != nil {
+	if traceOn && pmapTrace != nil {
 		traceMu.Lock()
 		pmapTrace(fmt.Sprintf(format, args...))
 		traceMu.Unlock()

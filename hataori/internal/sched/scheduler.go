@@ -28,9 +28,6 @@ type Stats struct {
 	// MaxRunning is the largest number of batches a single slot ever held
 	// at once; capacity one means it never exceeds 1.
 	MaxRunning int
-	// Prefetched is the largest number of batches a slot ever held beyond
-	// the running one; it stays 0 without prefetch.
-	Prefetched int
 	// Stops[rank][slot] counts the STOP decisions given to that slot.
 	Stops [][]int
 	// Drains[rank] counts the rank's DRAIN transitions.
@@ -107,17 +104,6 @@ func New(cfg Config) (*Scheduler, error) {
 	return s, nil
 }
 
-// Config returns the configuration the scheduler was built with (Slots is
-// a copy).
-func (s *Scheduler) Config() Config {
-	c := s.cfg
-	c.Slots = append([]int(nil), s.cfg.Slots...)
-	return c
-}
-
-// Ranks returns the world size.
-func (s *Scheduler) Ranks() int { return len(s.slots) }
-
 // SlotCount returns the number of slots rank offers (0 for an invalid rank).
 func (s *Scheduler) SlotCount(rank int) int {
 	if rank < 0 || rank >= len(s.slots) {
@@ -177,9 +163,6 @@ func (s *Scheduler) Completed() int { return s.completed }
 
 // IsDone reports whether index i completed successfully.
 func (s *Scheduler) IsDone(i int) bool { return i >= 0 && i < len(s.done) && s.done[i] }
-
-// Remaining returns how many indices are not yet assigned.
-func (s *Scheduler) Remaining() int { return s.cfg.Items - s.next }
 
 // Stats returns a deep copy of the instrumentation counters.
 func (s *Scheduler) Stats() Stats {
@@ -245,7 +228,6 @@ func (s *Scheduler) dispatch(op string, rank, slot int) (Decision, Batch, error)
 	s.stats.Batches[rank][slot]++
 	s.stats.Items[rank][slot] += int64(n)
 	s.stats.MaxRunning = max(s.stats.MaxRunning, l.running)
-	s.stats.Prefetched = max(s.stats.Prefetched, l.running-1)
 	return Assign, b, nil
 }
 
@@ -370,7 +352,7 @@ func (s *Scheduler) OnDrain(rank int) error {
 }
 
 // Check verifies the instrumentation invariants: capacity one per slot,
-// nothing prefetched, per-slot batch and item counts that add up to what
+// per-slot batch and item counts that add up to what
 // was assigned, and, once done, one completion per assigned batch, exactly
 // one STOP per slot and one DRAIN per rank. It also checks that a
 // finished call without failure completed every index.
@@ -378,9 +360,6 @@ func (s *Scheduler) Check() error {
 	st := &s.stats
 	if st.MaxRunning > 1 {
 		return protoErr("Check", -1, "a slot held %d running batches", st.MaxRunning)
-	}
-	if st.Prefetched != 0 {
-		return protoErr("Check", -1, "prefetched = %d", st.Prefetched)
 	}
 	var batches, items int64
 	for r := range st.Batches {

@@ -19,49 +19,16 @@ type Worker struct {
 	slots   []workerSlot
 	lastID  int64 // last TASK id seen by any slot, -1 before the first
 	drained bool
-	// counters for instrumentation, over all slots
-	tasks, results, stops, drains int
 }
 
 type workerSlot struct {
 	state State
-	batch int64 // id of the running (or last) batch, -1 before the first
 }
 
 // NewWorker returns rank's machine with slots slots, all Idle. A worker
 // built with slots < 1 has no slots: every step returns a protocol error.
 func NewWorker(rank, slots int) *Worker {
-	w := &Worker{rank: rank, lastID: -1, slots: make([]workerSlot, max(slots, 0))}
-	for j := range w.slots {
-		w.slots[j].batch = -1
-	}
-	return w
-}
-
-// Slots returns the number of slots.
-func (w *Worker) Slots() int { return len(w.slots) }
-
-// State returns the state of slot (Drained for an invalid slot).
-func (w *Worker) State(slot int) State {
-	if slot < 0 || slot >= len(w.slots) {
-		return Drained
-	}
-	return w.slots[slot].state
-}
-
-// Batch returns the id of slot's running batch (valid while Running; the
-// last batch afterwards, -1 before the first or for an invalid slot).
-func (w *Worker) Batch(slot int) int64 {
-	if slot < 0 || slot >= len(w.slots) {
-		return -1
-	}
-	return w.slots[slot].batch
-}
-
-// Counts returns how many TASKs, RESULTs, STOPs and DRAINs the rank has
-// seen over all its slots.
-func (w *Worker) Counts() (tasks, results, stops, drains int) {
-	return w.tasks, w.results, w.stops, w.drains
+	return &Worker{rank: rank, lastID: -1, slots: make([]workerSlot, max(slots, 0))}
 }
 
 func (w *Worker) slot(op string, slot int, want State) (*workerSlot, error) {
@@ -95,8 +62,7 @@ func (w *Worker) OnTask(slot int, id int64) error {
 	if id <= w.lastID {
 		return slotErr("OnTask", w.rank, slot, "batch id %d after %d", id, w.lastID)
 	}
-	ws.state, ws.batch, w.lastID = Running, id, id
-	w.tasks++
+	ws.state, w.lastID = Running, id
 	return nil
 }
 
@@ -108,7 +74,6 @@ func (w *Worker) SendResult(slot int) error {
 		return err
 	}
 	ws.state = Idle // via ResultSent
-	w.results++
 	return nil
 }
 
@@ -119,7 +84,6 @@ func (w *Worker) OnStop(slot int) error {
 		return err
 	}
 	ws.state = StopReceived
-	w.stops++
 	return nil
 }
 
@@ -158,6 +122,5 @@ func (w *Worker) SendDrain() error {
 		w.slots[j].state = Drained
 	}
 	w.drained = true
-	w.drains++
 	return nil
 }
