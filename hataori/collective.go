@@ -41,18 +41,14 @@ type collective struct {
 	rank, size int
 }
 
-// openCollectiveOn waits politely until every rank of h has arrived
-// (politeBarrier: the duplicate itself is a blocking collective that
-// spins), duplicates h, sets MPI_ERRORS_RETURN on the duplicate
+// openCollectiveOn duplicates h (politeDup: waiting politely for the
+// other ranks where the backend can), sets MPI_ERRORS_RETURN on the duplicate
 // (so that an MPI failure during the call comes back as an error carrying
 // MPI's message, and the call aborts the job with ExitTransport and that
 // message rather than dying inside MPI) and reads rank and size. On
 // failure nothing is left allocated.
 func openCollectiveOn(h mpi.Handle) (*collective, error) {
-	if err := politeBarrier(h); err != nil {
-		return nil, err
-	}
-	d, err := mpi.Dup(h)
+	d, err := politeDup(h)
 	if err != nil {
 		return nil, err
 	}

@@ -6,9 +6,9 @@ import (
 	"github.com/hataori/hataori-go/hataori/internal/mpi"
 )
 
-// The control collectives of a call (the arrival barrier, the preflight's
+// The control collectives of a call (the communicator duplicate, the preflight's
 // and the final convergence's reductions) wait politely where the backend
-// offers nonblocking collectives (the run-time backend: MPI_Ibarrier and
+// offers nonblocking collectives (the run-time backend: MPI_Comm_idup and
 // MPI_Iallreduce, completed by MPI_Test): MPI_Test in a loop paced by the
 // coordinator's back-off (spin 20 µs, then sleep 10 µs doubling to 50 µs
 // with a 1 µs timer slack). A blocking collective spins inside MPI
@@ -19,18 +19,21 @@ import (
 // already there. The cgo backend keeps blocking collectives (MPI may not
 // hold pointers to Go memory after a cgo call returns).
 
-// politeBarrier returns once every rank of h has entered it (at once under
-// the cgo backend, which has no nonblocking collectives: the duplicate
-// that follows synchronises instead).
-func politeBarrier(h mpi.Handle) error {
+// politeDup duplicates h. Where the backend has nonblocking collectives
+// it waits for the other ranks politely (MPI_Comm_idup, then waitPolite);
+// otherwise MPI_Comm_dup blocks (and spins inside MPI).
+func politeDup(h mpi.Handle) (mpi.Handle, error) {
 	if !mpi.Nonblocking() {
-		return nil
+		return mpi.Dup(h)
 	}
-	r, err := mpi.Ibarrier(h)
-	if err != nil {
-		return err
+	d := new(mpi.Handle) // heap: MPI writes it when the request completes
+	r, err := mpi.Idup(h, d)
+	if err == nil {
+		err = waitPolite(&r)
 	}
-	return waitPolite(&r)
+	out := *d
+	runtime.KeepAlive(d)
+	return out, err
 }
 
 // allreduceMin returns the elementwise minimum of in over the call's

@@ -29,7 +29,7 @@ type funcs struct {
 	send, recv, probe, iprobe, getCount                uintptr
 	allreduce, bcast, barrier, abort                   uintptr
 	isend, wait                                        uintptr // optional
-	test, ibarrier, iallreduce                         uintptr // optional
+	test, ibarrier, iallreduce, commIdup               uintptr // optional
 	wtime, libraryVersion, errorString                 uintptr // optional
 	wtimeFn                                            func() float64
 }
@@ -69,6 +69,7 @@ var funcSyms = []funcSym{
 	{"MPIABI_Test", true, func(f *funcs) *uintptr { return &f.test }},
 	{"MPIABI_Ibarrier", true, func(f *funcs) *uintptr { return &f.ibarrier }},
 	{"MPIABI_Iallreduce", true, func(f *funcs) *uintptr { return &f.iallreduce }},
+	{"MPIABI_Comm_idup", true, func(f *funcs) *uintptr { return &f.commIdup }},
 	{"MPIABI_Wtime", true, func(f *funcs) *uintptr { return &f.wtime }},
 	{"MPIABI_Get_library_version", true, func(f *funcs) *uintptr { return &f.libraryVersion }},
 	{"MPIABI_Error_string", true, func(f *funcs) *uintptr { return &f.errorString }},

@@ -67,3 +67,28 @@ func (l *Lib) Iallreduce(send, recv unsafe.Pointer, count int, dt Datatype, op O
 	runtime.KeepAlive(recv)
 	return req, l.check("MPIABI_Iallreduce", r)
 }
+
+// CommIdup starts duplicating c (MPI_Comm_idup) and returns the request to
+// complete with Test or Wait; *newcomm holds the duplicate once the request
+// has completed, and must stay heap memory, referenced and untouched, until
+// then. It returns an error wrapping ErrMissingSymbol when the library
+// lacks MPIABI_Comm_idup (HasCommIdup reports whether it has it).
+func (l *Lib) CommIdup(c Comm, newcomm *Comm) (Request, error) {
+	if l.fn.commIdup == 0 {
+		return Request(l.RequestNull), l.missing("MPIABI_Comm_idup")
+	}
+	if newcomm == nil {
+		return Request(l.RequestNull), &Error{Func: "MPIABI_Comm_idup", Code: -1, Text: "nil *Comm"}
+	}
+	forceHeap(uintptr(unsafe.Pointer(newcomm)))
+	k := l.spare.get()
+	k.u = 0
+	r := k.do(l.fn.commIdup, uintptr(c), uintptr(unsafe.Pointer(newcomm)), uintptr(unsafe.Pointer(&k.u)))
+	req := Request(k.u)
+	l.spare.put(k)
+	runtime.KeepAlive(newcomm)
+	return req, l.check("MPIABI_Comm_idup", r)
+}
+
+// HasCommIdup reports whether the library exports MPIABI_Comm_idup.
+func (l *Lib) HasCommIdup() bool { return l.fn.commIdup != 0 }

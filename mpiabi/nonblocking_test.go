@@ -38,6 +38,24 @@ func childNonblocking(t *testing.T, l *mpiabi.Lib, family string) {
 		t.Fatalf("Ibarrier = %v", err)
 	}
 	wait("Ibarrier", req)
+	if !l.HasCommIdup() {
+		t.Fatalf("%s wrapper: no MPIABI_Comm_idup", family)
+	}
+	dup := new(mpiabi.Comm)
+	req, err = l.CommIdup(l.CommWorld, dup)
+	if err != nil {
+		t.Fatalf("CommIdup = %v", err)
+	}
+	wait("CommIdup", req)
+	if *dup == l.CommWorld || *dup == l.CommNull || *dup == 0 {
+		t.Fatalf("CommIdup gave %#x (world %#x, null %#x)", *dup, l.CommWorld, l.CommNull)
+	}
+	if n, err := l.CommSize(*dup); err != nil || n != 1 {
+		t.Errorf("size of the duplicate = %d, %v", n, err)
+	}
+	if err := l.CommFree(dup); err != nil {
+		t.Errorf("CommFree of the duplicate: %v", err)
+	}
 	in := []int64{math.MinInt64, -1, 0, math.MaxInt64}
 	out := make([]int64, len(in))
 	req, err = l.Iallreduce(unsafe.Pointer(&in[0]), unsafe.Pointer(&out[0]), len(in), l.Int64, l.Min, l.CommWorld)

@@ -91,6 +91,7 @@ MPIABI_EXPORT int MPIABI_Recv(void *buf, int count, MPIABI_Datatype datatype,
 MPIABI_EXPORT int MPIABI_Isend(const void *buf, int count, MPIABI_Datatype datatype,
                                int dest, int tag, MPIABI_Comm comm, MPIABI_Request *request);
 MPIABI_EXPORT int MPIABI_Wait(MPIABI_Request *request, MPIABI_Status *status);
+MPIABI_EXPORT int MPIABI_Comm_idup(MPIABI_Comm comm, MPIABI_Comm *newcomm, MPIABI_Request *request);
 MPIABI_EXPORT int MPIABI_Test(MPIABI_Request *request, int *flag, MPIABI_Status *status);
 MPIABI_EXPORT int MPIABI_Ibarrier(MPIABI_Comm comm, MPIABI_Request *request);
 MPIABI_EXPORT int MPIABI_Iallreduce(const void *sendbuf, void *recvbuf, int count,

@@ -167,6 +167,22 @@ int MPIABI_Comm_dup(MPIABI_Comm comm, MPIABI_Comm *newcomm) {
   return r;
 }
 
+#if defined(OPEN_MPI) || __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* MPI_Comm_idup writes the new handle when the request completes, after
+ * this function has returned, so it writes straight into the caller's
+ * MPIABI_Comm, zeroed first: the ABI handle is the native one widened
+ * (Open MPI: the same pointer; MPICH: the int, zero-extended, which on a
+ * little-endian machine is the int in the low bytes). */
+_Static_assert(sizeof(MPI_Comm) <= sizeof(MPIABI_Comm), "native communicator wider than MPIABI_Comm");
+int MPIABI_Comm_idup(MPIABI_Comm comm, MPIABI_Comm *newcomm, MPIABI_Request *request) {
+  MPI_Request n = MPI_REQUEST_NULL;
+  *newcomm = 0;
+  int r = MPI_Comm_idup(N_COMM(comm), (MPI_Comm *)newcomm, &n);
+  *request = ABI(n);
+  return r;
+}
+#endif
+
 int MPIABI_Comm_free(MPIABI_Comm *comm) {
   MPI_Comm n = N_COMM(*comm);
   int r = MPI_Comm_free(&n);

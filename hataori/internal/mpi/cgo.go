@@ -287,13 +287,13 @@ func CheckLauncher(c Handle) error {
 // nonblocking collective would).
 func Nonblocking() bool { return false }
 
-// Ibarrier is not available (Nonblocking reports false).
-func Ibarrier(Handle) (Request, error) {
+// IallreduceMinInt64s is not available (Nonblocking reports false).
+func IallreduceMinInt64s(Handle, []int64, []int64) (Request, error) {
 	return 0, errors.New("nonblocking collectives are not used by the cgo backend")
 }
 
-// IallreduceMinInt64s is not available (Nonblocking reports false).
-func IallreduceMinInt64s(Handle, []int64, []int64) (Request, error) {
+// Idup is not available (Nonblocking reports false).
+func Idup(Handle, *Handle) (Request, error) {
 	return 0, errors.New("nonblocking collectives are not used by the cgo backend")
 }
 

@@ -92,11 +92,11 @@ func CheckLauncher(Handle) error { return ErrNoBackend }
 // Nonblocking reports false: there is no MPI backend.
 func Nonblocking() bool { return false }
 
-// Ibarrier is not available (Nonblocking reports false).
-func Ibarrier(Handle) (Request, error) { return 0, ErrNoBackend }
-
 // IallreduceMinInt64s is not available (Nonblocking reports false).
 func IallreduceMinInt64s(Handle, []int64, []int64) (Request, error) { return 0, ErrNoBackend }
+
+// Idup is not available (Nonblocking reports false).
+func Idup(Handle, *Handle) (Request, error) { return 0, ErrNoBackend }
 
 // Test is not available (Nonblocking reports false).
 func Test(*Request) (bool, error) { return false, ErrNoBackend }

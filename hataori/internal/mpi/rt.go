@@ -382,23 +382,12 @@ func AllreduceMinInt64s(c Handle, in, out []int64) error {
 	return wrap(err)
 }
 
-// Nonblocking reports whether Ibarrier, IallreduceMinInt64s and Test are
-// available: the loaded library exports MPIABI_Test, MPIABI_Ibarrier and
-// MPIABI_Iallreduce (MPI-3; every MPIABI library does).
+// Nonblocking reports whether Idup, IallreduceMinInt64s and Test
+// are available: the loaded library exports MPIABI_Test, MPIABI_Ibarrier,
+// MPIABI_Iallreduce and MPIABI_Comm_idup (MPI-3).
 func Nonblocking() bool {
 	l, err := get()
-	return err == nil && l.Nonblocking()
-}
-
-// Ibarrier starts a barrier on c; complete it with Test.
-func Ibarrier(c Handle) (Request, error) {
-	l, err := get()
-	if err != nil {
-		return 0, err
-	}
-	assertMain("MPI_Ibarrier")
-	r, err := l.Ibarrier(mpiabi.Comm(c))
-	return Request(r), wrap(err)
+	return err == nil && l.Nonblocking() && l.HasCommIdup()
 }
 
 // IallreduceMinInt64s starts setting out[i] to the minimum of in[i] over
@@ -415,6 +404,19 @@ func IallreduceMinInt64s(c Handle, in, out []int64) (Request, error) {
 		return 0, errors.New("MPI_Iallreduce: input and output lengths differ or are zero")
 	}
 	r, err := l.Iallreduce(unsafe.Pointer(&in[0]), unsafe.Pointer(&out[0]), len(in), l.Int64, l.Min, mpiabi.Comm(c))
+	return Request(r), wrap(err)
+}
+
+// Idup starts duplicating c into *out (complete with Test; *out, heap
+// memory the caller keeps referenced, holds the duplicate only then). It
+// returns an error when the library lacks MPIABI_Comm_idup (see Nonblocking).
+func Idup(c Handle, out *Handle) (Request, error) {
+	l, err := get()
+	if err != nil {
+		return 0, err
+	}
+	assertMain("MPI_Comm_idup")
+	r, err := l.CommIdup(mpiabi.Comm(c), (*mpiabi.Comm)(unsafe.Pointer(out)))
 	return Request(r), wrap(err)
 }
 

@@ -78,6 +78,6 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("mpi: %s failed (code %d)", e.Func, e.Code)
 }
 
-// Request is a pending nonblocking collective (Ibarrier,
+// Request is a pending nonblocking collective (Idup,
 // IallreduceMinInt64s), completed by Test.
 type Request uintptr
