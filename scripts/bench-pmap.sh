@@ -2,7 +2,7 @@
 # bench-pmap.sh: hataori.Pmap benchmarks under real mpirun, each figure
 # printed next to a baseline measured in the same run, with the items every
 # slot of every rank ran (Options.Stats on the root) and every rank's
-# allowed CPUs and GOMAXPROCS (hataori/internal/benchpmap). Every case runs
+# allowed CPUs and GOMAXPROCS (scripts/bench/pmap). Every case runs
 # the configurations a user writes from the README: MPI-only (nil domain),
 # hybrid (NewLocalDomain on every rank, Mode Outer) and, for cpu, lanes
 # (one engine per allowed CPU, lanes.PmapLanes). Each configuration runs
@@ -76,7 +76,7 @@ eval "$(scripts/build-wrappers.sh)"
 tmp="$(mktemp -d)"
 bin="$tmp/benchpmap"
 trap 'rm -rf "$tmp"' EXIT
-go build -tags mpirt -o "$bin" ./hataori/internal/benchpmap
+go build -tags mpirt -o "$bin" ./scripts/bench/pmap
 
 case "$mpi" in
 openmpi) alt=(--bind-to none); altname="--bind-to none"; defname="default (core for <= 2 ranks, socket beyond)" ;;
