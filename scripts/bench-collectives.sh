@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # bench-collectives.sh: bandwidth of Broadcast and Gather ([]float64 and
-# []byte, 1 MiB and 64 MiB) against raw MPI (MPI_Bcast, Send/Recv, each also
-# into fresh receive buffers as a call returning new values must) measured in
-# the same run, interleaved repetition by repetition (median), plus the
+# []byte, 1 MiB and 64 MiB) against raw MPI (MPI_Bcast, Send/Recv, into one
+# reused buffer and into fresh receive buffers of the call's type, as a call
+# returning new values must) measured in the same run, interleaved
+# repetition by repetition in a shuffled order, the heap's free memory
+# returned to the OS before each operation so that every one allocates from
+# the same state (median of 20 repetitions at 1 MiB, 9 at 64 MiB), plus the
 # one-message vs two-message frame layout, on 2 and 4 ranks, under Open MPI
 # and (unless MPICH=0) MPICH (scripts/bench/collectives). Ends with one
 # summary line per run: Broadcast []float64 and Gather []float64 against the
@@ -13,7 +16,7 @@
 # variant, BACKEND=mpicgo, went with the move out of hataori/internal; see
 # scripts/bench-pingpong.sh for the cgo backend against C).
 #
-# Usage: scripts/bench-collectives.sh [extra collectives flags, e.g. -reps 10 -large-reps 9]
+# Usage: scripts/bench-collectives.sh [extra collectives flags, e.g. -reps 10 -large-reps 15]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p build

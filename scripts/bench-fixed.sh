@@ -4,7 +4,7 @@
 # callback and an 8-byte Broadcast (one int64), against the raw MPI
 # collectives such a call needs (MPI_Comm_dup + one MPI_Allreduce of 8 int64
 # with MPI_MIN + MPI_Comm_free), all three in the same run, interleaved
-# repetition by repetition (order rotated), the slowest rank's time per
+# repetition by repetition (order shuffled), the slowest rank's time per
 # repetition, median of REPS (default 21, at least 15), at 2 and 4 ranks
 # under Open MPI (mpirun --oversubscribe) and MPICH (mpiexec.mpich), with the
 # run-time backend. Prints each run's table, then one summary line per run:

@@ -4,14 +4,16 @@
 // in the same run, on the same communicator and buffers' sizes:
 //
 //   - Broadcast of a []float64 and of a []byte, against a raw MPI_Bcast of
-//     the same number of bytes (and a raw point-to-point fan-out);
+//     the same number of bytes into one reused buffer and into a fresh
+//     buffer of each type (allocated for every call on the receivers, as a
+//     call returning new values must), and a raw point-to-point fan-out;
 //   - Gather of one value per rank to rank 0, against raw MPI_Send/MPI_Recv
-//     of the same bytes (and the Bcast figure, for scale);
+//     of the same bytes, into one reused buffer and into fresh ones;
 //   - the frame layout: a header and payload as one message against the
 //     same bytes as two messages (header, then payload), as a ping-pong.
 //
 // Every operation of a payload size runs once per repetition, in an order
-// rotated from one repetition to the next (one warm-up repetition first),
+// shuffled from one repetition to the next (one warm-up repetition first),
 // between barriers; the median of the repetitions is reported, so that load
 // from other processes hurts the raw baselines and Hataori's calls alike.
 //
@@ -32,8 +34,10 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"math/rand/v2"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
@@ -54,7 +58,7 @@ func main() {
 	small := flag.Int("small", 1<<20, "small payload in bytes")
 	large := flag.Int("large", 64<<20, "large payload in bytes")
 	reps := flag.Int("reps", 20, "repetitions for the small payload")
-	largeReps := flag.Int("large-reps", 7, "repetitions for payloads above 8 MiB")
+	largeReps := flag.Int("large-reps", 9, "repetitions for payloads above 8 MiB")
 	frameReps := flag.Int("frame-reps", 100, "repetitions of the frame-layout ping-pong (0: skip it)")
 	flag.Parse()
 	if _, err := hataori.InitThread(hataori.ThreadFunneled); err != nil {
@@ -105,6 +109,10 @@ func must(err error) {
 
 func ptr(b []byte) unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(b)) }
 
+func f64Bytes(v []float64) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), 8*len(v))
+}
+
 func bcast(b []byte) { must(lib.Bcast(ptr(b), len(b), lib.Byte, 0, world)) }
 func send(b []byte, dest, tag int) {
 	must(lib.Send(ptr(b), len(b), lib.Byte, dest, tag, world))
@@ -119,13 +127,26 @@ type op struct {
 }
 
 // interleave runs every op once per repetition, each between barriers, in
-// an order rotated per repetition, after one warm-up repetition, and
-// returns each op's median.
+// an order shuffled per repetition (the same on every rank: a fixed seed),
+// after one warm-up repetition, and returns each op's median. Shuffling,
+// rather than rotating one order, also varies which op precedes which; and
+// before each op debug.FreeOSMemory returns the heap's free memory to the
+// OS, so that every op's allocations start from the same state.
 func interleave(reps int, ops []*op) map[string]time.Duration {
+	rng := rand.New(rand.NewPCG(12, 3))
+	order := make([]int, len(ops))
+	for i := range order {
+		order[i] = i
+	}
 	for rep := 0; rep <= reps; rep++ {
-		for k := range ops {
-			o := ops[(k+rep)%len(ops)]
-			runtime.GC()
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		for _, k := range order {
+			o := ops[k]
+			// The same heap state before every op: no freed span left for
+			// its allocations to reuse (which would make an op cheaper
+			// after one that freed a large buffer), every one fresh from
+			// the OS.
+			debug.FreeOSMemory()
 			must(lib.Barrier(world))
 			t0 := time.Now()
 			o.run()
@@ -171,6 +192,13 @@ func runSize(comm hataori.Comm, rank, size, n, reps int) {
 			buf := raw
 			if rank != 0 {
 				buf = make([]byte, n)
+			}
+			bcast(buf)
+		}},
+		{name: "bcast-fresh-f64", run: func() {
+			buf := raw
+			if rank != 0 {
+				buf = f64Bytes(make([]float64, n/8))
 			}
 			bcast(buf)
 		}},
@@ -222,6 +250,17 @@ func runSize(comm hataori.Comm, rank, size, n, reps int) {
 				send(raw, 0, 10)
 			}
 		}},
+		{name: "gather-fresh-f64", run: func() {
+			if rank == 0 {
+				kept := make([][]float64, size)
+				for s := 1; s < size; s++ {
+					kept[s] = make([]float64, n/8)
+					recv(f64Bytes(kept[s]), s, 10)
+				}
+			} else {
+				send(raw, 0, 10)
+			}
+		}},
 		{name: "Gather-f64", run: func() {
 			_, err := hataori.Gather(ctx, comm, 0, f64)
 			must(err)
@@ -246,13 +285,15 @@ func runSize(comm hataori.Comm, rank, size, n, reps int) {
 		fmt.Printf("  %-32s %10.3f %10.0f  %.2fx\n", name, float64(d.Microseconds())/1e3, mbps(delivered, d), float64(d)/float64(m[base]))
 	}
 	row("raw MPI_Bcast", "bcast", n, "bcast")
-	row("raw MPI_Bcast, fresh buffers", "bcast-fresh", n, "bcast")
+	row("raw MPI_Bcast, fresh []byte", "bcast-fresh", n, "bcast")
+	row("raw MPI_Bcast, fresh []float64", "bcast-fresh-f64", n, "bcast")
 	row("raw Send fan-out (p2p bcast)", "fanout", n, "bcast")
 	row("Broadcast []float64", "Broadcast-f64", n, "bcast")
 	row("Broadcast []byte", "Broadcast-bytes", n, "bcast")
 	g := n * (size - 1)
 	row("raw Send/Recv gather", "gather", g, "gather")
-	row("raw Send/Recv, fresh buffers", "gather-fresh", g, "gather")
+	row("raw Send/Recv, fresh []byte", "gather-fresh", g, "gather")
+	row("raw Send/Recv, fresh []float64", "gather-fresh-f64", g, "gather")
 	row("Gather []float64", "Gather-f64", g, "gather")
 	row("Gather []byte", "Gather-bytes", g, "gather")
 	aim := ""
@@ -260,10 +301,10 @@ func runSize(comm hataori.Comm, rank, size, n, reps int) {
 		aim = " (aim <= 1.10)"
 	}
 	// The summary line scripts/bench-collectives.sh collects.
-	fmt.Printf("  collectives %s %d ranks: Broadcast []float64 / raw MPI_Bcast into fresh buffers %.2fx%s (into one reused buffer %.2fx); Gather []float64 / raw Send/Recv into fresh buffers %.2fx%s (reused %.2fx)\n",
-		label, size, float64(m["Broadcast-f64"])/float64(m["bcast-fresh"]), aim, float64(m["Broadcast-f64"])/float64(m["bcast"]),
-		float64(m["Gather-f64"])/float64(m["gather-fresh"]), aim, float64(m["Gather-f64"])/float64(m["gather"]))
-	fmt.Printf("  (ratios in the table are times against the first raw row of each block; \"fresh buffers\" allocates each receive buffer, as a call returning new values must)\n")
+	fmt.Printf("  collectives %s %d ranks: Broadcast []float64 / raw MPI_Bcast into fresh []float64 %.2fx%s (into one reused buffer %.2fx); Gather []float64 / raw Send/Recv into fresh []float64 %.2fx%s (reused %.2fx)\n",
+		label, size, float64(m["Broadcast-f64"])/float64(m["bcast-fresh-f64"]), aim, float64(m["Broadcast-f64"])/float64(m["bcast"]),
+		float64(m["Gather-f64"])/float64(m["gather-fresh-f64"]), aim, float64(m["Gather-f64"])/float64(m["gather"]))
+	fmt.Printf("  (ratios in the table are times against the first raw row of each block; \"fresh\" allocates each receive buffer, of the type the call returns, as a call returning new values must)\n")
 }
 
 // framing compares one message of header+payload with two messages

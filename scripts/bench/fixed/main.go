@@ -10,8 +10,8 @@
 //     domain, default Options), on the world communicator;
 //   - Broadcast: hataori.Broadcast of one int64 (8 bytes) from rank 0.
 //
-// Every repetition runs the three once each, in an order rotated from one
-// repetition to the next, after a barrier; a repetition's figure for an
+// Every repetition runs the three once each, in an order shuffled from one
+// repetition to the next, each after a barrier; a repetition's figure for an
 // operation is the longest time any rank spent in it (an Allreduce MAX
 // after the timing). After -warmup discarded repetitions, rank 0 prints the
 // median of -reps repetitions of each, the ratios Pmap/raw and
@@ -29,6 +29,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"math/rand/v2"
 	"os"
 	"runtime"
 	"slices"
@@ -134,10 +135,14 @@ func main() {
 
 	ops := []func(){raw, pmap, bcast}
 	d := make([][]float64, len(ops)) // µs per repetition, the slowest rank's
+	// The order is shuffled per repetition, the same on every rank (a
+	// fixed seed), so that no operation always follows the same one.
+	rng := rand.New(rand.NewPCG(12, 2))
+	order := []int{0, 1, 2}
 	for rep := 0; rep < *warmup+*reps; rep++ {
 		measuring = rep >= *warmup
-		for k := range ops {
-			i := (k + rep) % len(ops)
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		for _, i := range order {
 			must(lib.Barrier(w))
 			t0 := time.Now()
 			ops[i]()
@@ -156,7 +161,7 @@ func main() {
 	ver, _, _ = strings.Cut(ver, "\n")
 	ver, _, _ = strings.Cut(ver, ",")
 	r, p, b := median(d[0]), median(d[1]), median(d[2])
-	fmt.Printf("fixed cost: %d ranks, %s (%s), %d measured repetitions after %d warm-up, interleaved (order rotated), slowest rank per repetition, median\n",
+	fmt.Printf("fixed cost: %d ranks, %s (%s), %d measured repetitions after %d warm-up, interleaved (order shuffled), slowest rank per repetition, median\n",
 		size, ver, os.Getenv(mpiabi.EnvVar), *reps, *warmup)
 	fmt.Printf("  %-52s median %8.1f µs (min %7.1f, max %8.1f)\n", "raw: Comm_dup + Allreduce(8 int64, MIN) + Comm_free", r, slices.Min(d[0]), slices.Max(d[0]))
 	fmt.Printf("  %-52s median %8.1f µs (min %7.1f, max %8.1f)\n", fmt.Sprintf("Pmap, %d trivial items, MPI-only", *nItems), p, slices.Min(d[1]), slices.Max(d[1]))
