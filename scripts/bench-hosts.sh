@@ -16,7 +16,7 @@ export PATH="/usr/local/go/bin:$PATH"
 eval "$(scripts/build-wrappers.sh)"
 bin="$(mktemp -d)/benchpmap"
 trap 'rm -rf "$(dirname "$bin")"' EXIT
-CGO_ENABLED=0 go build -tags mpirt -o "$bin" ./hataori/internal/benchpmap
+CGO_ENABLED=0 go build -tags mpirt -o "$bin" ./scripts/bench/pmap
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 MPI_RT_LIB="$HATAORI_WRAPPER_OPENMPI"
 
 cases=(prefetch skew)

@@ -2,7 +2,7 @@
 # bench-pingpong.sh: ping-pong latency (8 B, 1 KiB round trips) and
 # bandwidth (1 MiB) between 2 ranks, for
 #   C     scripts/bench/pingpong.c built with the MPI's own compiler,
-#   cgo   hataori/internal/mpi/pingpong built with -tags mpicgo (CC=that compiler),
+#   cgo   scripts/bench/pingpong (hataori.Comm Send/Recv) built with -tags mpicgo (CC=that compiler),
 #   rt    the same program built with -tags mpirt and CGO_ENABLED=0, loading
 #         the MPIABI wrapper of that MPI (scripts/build-wrappers.sh),
 # under Open MPI and (unless BENCH_MPIS says otherwise) MPICH. The three
@@ -28,7 +28,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1 UCX_HANDLE_ERRORS=none
 
 echo "building rt (CGO_ENABLED=0 -tags mpirt)" >&2
-CGO_ENABLED=0 go build -tags mpirt -o "$tmp/rt" ./hataori/internal/mpi/pingpong
+CGO_ENABLED=0 go build -tags mpirt -o "$tmp/rt" ./scripts/bench/pingpong
 
 # best FILE SIZE FIELD: the best value of FIELD (rtt_us: lowest, mbps:
 # highest) for SIZE over the RESULT lines of FILE.
@@ -59,7 +59,7 @@ for m in $mpis; do
   fi
   echo "building C and cgo with $cc" >&2
   "$cc" -O2 -o "$tmp/c-$m" scripts/bench/pingpong.c
-  CC="$cc" go build -tags mpicgo -o "$tmp/cgo-$m" ./hataori/internal/mpi/pingpong
+  CC="$cc" go build -tags mpicgo -o "$tmp/cgo-$m" ./scripts/bench/pingpong
   : > "$tmp/C.$m"; : > "$tmp/cgo.$m"; : > "$tmp/rt.$m"
   for ((r = 1; r <= rounds; r++)); do
     echo "$m round $r/$rounds" >&2

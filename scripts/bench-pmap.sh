@@ -2,7 +2,7 @@
 # bench-pmap.sh: hataori.Pmap benchmarks under real mpirun, each figure
 # printed next to a baseline measured in the same run, with the items every
 # slot of every rank ran (Options.Stats on the root) and every rank's
-# allowed CPUs and GOMAXPROCS (hataori/internal/benchpmap). Every case runs
+# allowed CPUs and GOMAXPROCS (scripts/bench/pmap). Every case runs
 # the configurations a user writes from the README: MPI-only (nil domain),
 # hybrid (NewLocalDomain on every rank, Mode Outer) and, for cpu, lanes
 # (one engine per allowed CPU, lanes.PmapLanes). Each configuration runs
@@ -44,6 +44,21 @@
 #             fraction of raw; then the medians. The "transport ceiling"
 #             line (one buffer re-sent, no allocation) shows what MPI alone
 #             moves; it is not the ratio's baseline.
+#   remote    64 items of ~300 µs (the callback fills a fresh 1 MiB
+#             []float64 result, then spins until 300 µs have passed) on 2
+#             ranks, batch 1, nothing held back, so the other rank takes
+#             part on its own: the remote rank's result path (its time per
+#             result minus the callback's time: the 1 MiB RESULT frame to the
+#             root and the next TASK back) as a bandwidth, MPI-only, hybrid
+#             and MPI-only with a sleeping callback (the root's core left to
+#             its coordinator), against the 1 MiB bandwidth of the C
+#             ping-pong (scripts/bench/pingpong.c, built with the MPI's own
+#             compiler) measured in the same script run: C and Pmap
+#             launches alternate, ROUNDS (at least 7) pairs, each Pmap launch
+#             3 calls per configuration after a warm-up (its median), each C
+#             launch the best of 3 repetitions of 500 round trips (as
+#             bench-pingpong.sh); the medians over the launches, their ratio
+#             (aim >= 0.5) and the items per rank. Default binding only.
 #   hooks     100,000 trivial items, batch 1, 2 ranks, MPI-only and hybrid:
 #             each call plain and with Options.OnProgress (a hook storing
 #             the count, default interval) and Options.Stats, interleaved
@@ -61,7 +76,7 @@
 # default does.
 #
 # Usage: scripts/bench-pmap.sh [openmpi|mpich] [ROUNDS] [CASE...]
-#   (defaults: openmpi, 5 rounds, cases cpu skew overhead payload hooks)
+#   (defaults: openmpi, 5 rounds, cases cpu skew overhead payload remote hooks)
 # Uses the run-time backend (-tags mpirt) and the MPIABI wrappers built by
 # scripts/build-wrappers.sh. Every launcher run is bounded by timeout.
 # About 2-4 minutes on 2 cores (more when the machine is loaded).
@@ -71,12 +86,12 @@ mpi="${1:-openmpi}"
 rounds="${2:-5}"
 shift $(( $# > 2 ? 2 : $# ))
 cases=("$@")
-[ ${#cases[@]} -gt 0 ] || cases=(cpu skew overhead payload hooks)
+[ ${#cases[@]} -gt 0 ] || cases=(cpu skew overhead payload remote hooks)
 eval "$(scripts/build-wrappers.sh)"
 tmp="$(mktemp -d)"
 bin="$tmp/benchpmap"
 trap 'rm -rf "$tmp"' EXIT
-go build -tags mpirt -o "$bin" ./hataori/internal/benchpmap
+go build -tags mpirt -o "$bin" ./scripts/bench/pmap
 
 case "$mpi" in
 openmpi) alt=(--bind-to none); altname="--bind-to none"; defname="default (core for <= 2 ranks, socket beyond)" ;;
@@ -101,10 +116,65 @@ run() { # run default|alt RANKS CASE
 	esac
 	cat "$out"
 	# The summary lines, labelled with the run.
-	grep -E '^  (cpu|skew|overhead|payload|hooks) ' "$out" | sed "s|^  |[$mpi n=$2 bind=$name] |" >>"$tmp/summary" || true
+	grep -E '^  (cpu|skew|overhead|payload|remote|hooks) ' "$out" | sed "s|^  |[$mpi n=$2 bind=$name] |" >>"$tmp/summary" || true
 	if [ "$rc" != 0 ]; then
 		echo "== FAILED: $3 on $2 ranks, binding $name: exit status $rc" | tee -a "$tmp/summary"
 	fi
+}
+
+# launch RANKS ARGS...: the default-binding launcher of $mpi.
+launch() {
+	local n="$1"
+	shift
+	case "$mpi" in
+	openmpi)
+		OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 150 \
+			mpirun --oversubscribe -n "$n" env MPI_RT_LIB="$HATAORI_WRAPPER_OPENMPI" "$@" ;;
+	mpich)
+		UCX_HANDLE_ERRORS=none timeout 150 mpiexec.mpich -n "$n" env MPI_RT_LIB="$HATAORI_WRAPPER_MPICH" "$@" ;;
+	esac
+}
+
+# remote_case: C ping-pong and Pmap (case remote) launches alternating,
+# max(ROUNDS, 7) pairs; medians over the launches and their ratio.
+remote_case() {
+	local pairs=$(( rounds < 7 ? 7 : rounds )) cc=mpicc
+	[ "$mpi" = mpich ] && cc=mpicc.mpich
+	"$cc" -O2 -o "$tmp/pingpong-c" scripts/bench/pingpong.c
+	echo "== remote, 2 ranks, $mpi, default binding, $pairs launch pairs (C ping-pong, then Pmap); load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+	: >"$tmp/c.txt"
+	: >"$tmp/p.txt"
+	for ((i = 1; i <= pairs; i++)); do
+		launch 2 "$tmp/pingpong-c" 3 1 >"$tmp/c.out" || { echo "== FAILED: C ping-pong" | tee -a "$tmp/summary"; return; }
+		awk '$1 == "RESULT" && $2 == "size=1048576" { sub("mbps=", "", $5); print $5 }' "$tmp/c.out" >>"$tmp/c.txt"
+		launch 2 "$bin" -case remote -rounds 3 >"$tmp/p.out" || { cat "$tmp/p.out"; echo "== FAILED: remote" | tee -a "$tmp/summary"; return; }
+		[ "$i" = 1 ] && grep -v '^REMOTE' "$tmp/p.out"
+		grep '^REMOTE' "$tmp/p.out" >>"$tmp/p.txt"
+		printf '  pair %d: C 1 MiB %s MB/s; Pmap result path %s\n' "$i" "$(tail -1 "$tmp/c.txt")" \
+			"$(grep '^REMOTE' "$tmp/p.out" | awk '{ printf "%s %s MB/s  ", $2, $4 }' | sed 's/config=//g; s/mbps=//g')"
+	done
+	awk -v mpi="$mpi" -v pairs="$pairs" '
+		function med(a, n,   i, j, t) {
+			for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+			return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+		}
+		FNR == NR { c[++nc] = $1; next }
+		{
+			split($2, kv, "="); cfg = kv[2]; split($4, kv, "="); v = kv[2]; split($5, kv, "="); it = kv[2]
+			if (!(cfg in n)) order[++no] = cfg
+			bw[cfg, ++n[cfg]] = v; items[cfg] = items[cfg] " " it
+		}
+		END {
+			cm = med(c, nc)
+			printf "  remote C ping-pong 1 MiB: median %.0f MB/s over %d launches\n", cm, nc
+			for (k = 1; k <= no; k++) {
+				cfg = order[k]; m = n[cfg]
+				for (i = 1; i <= m; i++) { x[i] = bw[cfg, i]; r[i] = bw[cfg, i] / c[i] }
+				pm = med(x, m); rm = med(r, m)
+				printf "  remote %-14s result path median %.0f MB/s = %.3f of C (median of per-pair ratios %.3f; aim >= 0.5); items per rank (last call of each launch):%s\n", cfg, pm, pm / cm, rm, items[cfg]
+			}
+		}' "$tmp/c.txt" "$tmp/p.txt" | tee "$tmp/remote.sum"
+	sed "s|^  |[$mpi n=2 bind=default] |" "$tmp/remote.sum" >>"$tmp/summary"
 }
 
 echo "== Pmap benchmarks ($mpi, $(nproc) CPUs, run-time backend, $rounds rounds per configuration)"
@@ -123,6 +193,8 @@ for c in "${cases[@]}"; do
 		run default 4 overhead ;;
 	payload)
 		run default 2 payload ;;
+	remote)
+		remote_case ;;
 	hooks)
 		run default 2 hooks
 		run alt 2 hooks ;;

@@ -63,8 +63,8 @@ prog_build() {
 nocc=(env CGO_ENABLED=0 CC=/nonexistent/cc CXX=/nonexistent/c++ CPATH= C_INCLUDE_PATH= CPLUS_INCLUDE_PATH=)
 "${nocc[@]}" go build -tags mpirt ./mpiabi/... ./hataori/... ||
   fail "(a) CGO_ENABLED=0 CC=/nonexistent/cc go build -tags mpirt ./mpiabi/... ./hataori/..."
-"${nocc[@]}" go build -tags mpirt -o "$tmp/pingpong-rt" ./hataori/internal/mpi/pingpong ||
-  fail "(a) CGO_ENABLED=0 build of hataori/internal/mpi/pingpong"
+"${nocc[@]}" go build -tags mpirt -o "$tmp/pingpong-rt" ./scripts/bench/pingpong ||
+  fail "(a) CGO_ENABLED=0 build of scripts/bench/pingpong"
 "${nocc[@]}" bash -c "$(declare -f prog_build); tmp='$tmp'; prog_build '$tmp/prog-rt' -tags mpirt" ||
   fail "(a) CGO_ENABLED=0 build of a user program with -tags mpirt"
 for b in "$tmp/pingpong-rt" "$tmp/prog-rt"; do
@@ -113,8 +113,8 @@ for pair in "mpicc libmpi.so.40" "mpicc.mpich libmpich.so"; do
     continue
   fi
   CC="$cc" go build -tags mpicgo ./hataori/... || fail "(d) CC=$cc go build -tags mpicgo ./hataori/..."
-  CC="$cc" go build -tags mpicgo -o "$tmp/pingpong-$cc" ./hataori/internal/mpi/pingpong ||
-    fail "(d) CC=$cc build of hataori/internal/mpi/pingpong"
+  CC="$cc" go build -tags mpicgo -o "$tmp/pingpong-$cc" ./scripts/bench/pingpong ||
+    fail "(d) CC=$cc build of scripts/bench/pingpong"
   CC="$cc" prog_build "$tmp/prog-$cc" -tags mpicgo || fail "(d) CC=$cc build of a user program with -tags mpicgo"
   ldd "$tmp/prog-$cc" | grep -q "$want" || fail "(d) the CC=$cc binary does not link $want"
   ok "(d) CC=$cc -tags mpicgo builds and links $want"

@@ -1,5 +1,5 @@
 /* pingpong.c: the C baseline of scripts/bench-pingpong.sh. Same protocol
- * and output as hataori/internal/mpi/pingpong: best of REPS repetitions of
+ * and output as scripts/bench/pingpong (Go): best of REPS repetitions of
  * the mean round-trip time between ranks 0 and 1, per message size, with
  * MPI_Recv asking for a status and MPI_Get_count (as Hataori does).
  * Build: mpicc -O2 -o pingpong pingpong.c; run with 2 ranks. */

@@ -12,7 +12,6 @@ import (
 	"unsafe"
 
 	"github.com/hataori/hataori-go/hataori"
-	"github.com/hataori/hataori-go/hataori/internal/wire"
 )
 
 const (
@@ -145,31 +144,9 @@ func payload(e *env) error {
 			v.name, payloadRound, median(v.eff), median(v.lane), slotsOf(v.items))
 	}
 
-	// The codec alone, in process: encode one 1 MiB result into a reused
-	// frame buffer and decode it by aliasing, as the Pmap result path does
-	// (the payload placed so that its data is aligned, as a received frame
-	// is).
-	const reps = 20
-	v := result(1)
-	pad := wire.AlignPad(0, mib+5)
-	frame := make([]byte, pad, pad+mib+5)
-	t0 := time.Now()
-	for range reps {
-		b, err := wire.EncodeItems(frame[:pad], [][]float64{v})
-		if err != nil {
-			return err
-		}
-		got, err := wire.DecodeItemsOwned[[]float64](b[pad:], 1)
-		if err != nil {
-			return err
-		}
-		if &bytesOf(got[0])[0] != &b[pad+5] {
-			return fmt.Errorf("the aligned result was copied, not aliased")
-		}
-	}
-	codec := time.Since(t0) / reps
-	e.printf("  codec alone (encode one result into a reused frame + aliasing decode, in process): %.0f µs/MiB = %.0f MB/s\n",
-		us(codec), mbps(codec))
+	// The codec alone (encode and aliasing decode in process) needs the
+	// private wire package; it is measured by
+	// go test -bench BulkFloat64 ./hataori/internal/wire.
 	return nil
 }
 

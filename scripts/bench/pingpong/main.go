@@ -1,7 +1,8 @@
 // Command pingpong measures ping-pong latency and bandwidth between ranks 0
-// and 1 through Hataori's private MPI transport (hataori/internal/mpi), for
-// comparison with scripts/bench/pingpong.c. Build it with -tags mpirt
-// (CGO_ENABLED=0 works) or -tags mpicgo (CC=mpicc), run it with 2 ranks:
+// and 1 through Hataori's MPI transport (hataori.Comm's Send and Recv, which
+// call the backend compiled in), for comparison with scripts/bench/pingpong.c.
+// Build it with -tags mpirt (CGO_ENABLED=0 works) or -tags mpicgo
+// (CC=mpicc), run it with 2 ranks:
 //
 //	mpirun -n 2 ./pingpong
 //
@@ -22,7 +23,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hataori/hataori-go/hataori/internal/mpi"
+	"github.com/hataori/hataori-go/hataori"
 )
 
 // MPI is used from the main goroutine, which must stay on the thread that
@@ -53,19 +54,21 @@ func iterations(size int, scale float64) int {
 }
 
 func run(sizeList string, reps int, scale float64) error {
-	if _, err := mpi.InitThread(mpi.ThreadFunneled); err != nil {
+	// InitThread also checks that the launcher and the library agree on
+	// the number of ranks.
+	if _, err := hataori.InitThread(hataori.ThreadFunneled); err != nil {
 		return err
 	}
-	defer func() { _ = mpi.Finalize() }()
-	w := mpi.World()
-	if err := mpi.CheckLauncher(w); err != nil {
-		return err
-	}
-	rank, err := mpi.Rank(w)
+	defer func() { _ = hataori.Finalize() }()
+	w, err := hataori.World()
 	if err != nil {
 		return err
 	}
-	size, err := mpi.Size(w)
+	rank, err := w.Rank()
+	if err != nil {
+		return err
+	}
+	size, err := w.Size()
 	if err != nil {
 		return err
 	}
@@ -81,7 +84,7 @@ func run(sizeList string, reps int, scale float64) error {
 		buf := make([]byte, n)
 		best := time.Duration(1 << 62)
 		for r := 0; r < reps; r++ {
-			if err := mpi.Barrier(w); err != nil {
+			if err := w.Barrier(); err != nil {
 				return err
 			}
 			if _, err := pingpong(w, rank, buf, max(1, iters/10)); err != nil { // warm-up
@@ -102,24 +105,24 @@ func run(sizeList string, reps int, scale float64) error {
 }
 
 // pingpong times iters round trips of buf between ranks 0 and 1.
-func pingpong(w mpi.Handle, rank int, buf []byte, iters int) (time.Duration, error) {
+func pingpong(w hataori.Comm, rank int, buf []byte, iters int) (time.Duration, error) {
 	start := time.Now()
 	switch rank {
 	case 0:
 		for i := 0; i < iters; i++ {
-			if err := mpi.Send(w, buf, 1, 1); err != nil {
+			if err := w.Send(buf, 1, 1); err != nil {
 				return 0, err
 			}
-			if _, err := mpi.Recv(w, buf, 1, 1); err != nil {
+			if _, err := w.Recv(buf, 1, 1); err != nil {
 				return 0, err
 			}
 		}
 	case 1:
 		for i := 0; i < iters; i++ {
-			if _, err := mpi.Recv(w, buf, 0, 1); err != nil {
+			if _, err := w.Recv(buf, 0, 1); err != nil {
 				return 0, err
 			}
-			if err := mpi.Send(w, buf, 0, 1); err != nil {
+			if err := w.Send(buf, 0, 1); err != nil {
 				return 0, err
 			}
 		}

@@ -26,6 +26,10 @@
 //	          same work (rank 1 computes a fresh result and sends it, rank 0
 //	          receives it into a fresh slice and keeps it), round by round;
 //	          the transport ceiling (one buffer reused) for context
+//	remote    64 items of ~300 µs returning 1 MiB []float64 on 2 ranks
+//	          (batch 1, nothing held back): the remote rank's result path
+//	          (time per result minus callback time) as a bandwidth, for
+//	          scripts/bench-pmap.sh to set against the C ping-pong
 //
 // Run it through scripts/bench-pmap.sh.
 package main
@@ -52,7 +56,7 @@ type env struct {
 }
 
 func main() {
-	which := flag.String("case", "all", "cpu, skew, overhead, payload, prefetch, hooks or all")
+	which := flag.String("case", "all", "cpu, skew, overhead, payload, remote, prefetch, hooks or all")
 	flag.StringVar(&only, "configs", "", "comma-separated configurations of the cpu case to run (mpi-only, hybrid, lanes); empty: all")
 	flag.IntVar(&cpuBatch, "batch", 1, "cpu case: Options.BatchSize (the issue's figure is batch 1)")
 	flag.BoolVar(&cpuPrefetch, "prefetch", false, "cpu case: Options.Prefetch (off by default, as in the issue's figures)")
@@ -75,11 +79,11 @@ func main() {
 	if e.size, err = world.Size(); err != nil {
 		fail(err)
 	}
-	cases := map[string]func(*env) error{"cpu": cpuBound, "skew": skew, "overhead": overhead, "payload": payload, "prefetch": prefetchGate, "hooks": hooks}
+	cases := map[string]func(*env) error{"cpu": cpuBound, "skew": skew, "overhead": overhead, "payload": payload, "remote": remote, "prefetch": prefetchGate, "hooks": hooks}
 	if _, ok := cases[*which]; !ok && *which != "all" {
 		fail(fmt.Errorf("unknown case %q", *which))
 	}
-	for _, name := range []string{"cpu", "skew", "overhead", "payload", "prefetch", "hooks"} {
+	for _, name := range []string{"cpu", "skew", "overhead", "payload", "remote", "prefetch", "hooks"} {
 		if *which != "all" && *which != name {
 			continue
 		}
