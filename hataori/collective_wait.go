@@ -2,6 +2,7 @@ package hataori
 
 import (
 	"runtime"
+	"time"
 
 	"github.com/hataori/hataori-go/hataori/internal/mpi"
 )
@@ -55,12 +56,18 @@ func (k *collective) allreduceMin(in []int64) ([]int64, error) {
 	return out, err
 }
 
+// collectiveSpin is how long waitPolite spins before it sleeps: longer
+// than an idle coordinator's spinFor, since a control collective with
+// every rank present completes within a few microseconds of the last
+// arrival, and a wait this short costs the late ranks little.
+const collectiveSpin = 100 * time.Microsecond
+
 // waitPolite tests r until it completes, spinning briefly and then
 // sleeping between tests (with a fine timer slack from the second sleep
 // on: setting it costs two system calls, which a wait that ends while
 // spinning should not pay).
 func waitPolite(r *mpi.Request) error {
-	var b backoff
+	b := backoff{spin: collectiveSpin}
 	restore := func() {}
 	defer func() { restore() }()
 	for {

@@ -25,8 +25,9 @@ var (
 
 // backoff paces a polling loop.
 type backoff struct {
-	since time.Time // start of the idle stretch (zero: not idle)
-	d     time.Duration
+	since time.Time     // start of the idle stretch (zero: not idle)
+	d     time.Duration // the next sleep
+	spin  time.Duration // how long to spin before sleeping (0: spinFor)
 }
 
 // reset is called after a round that made progress.
@@ -42,7 +43,11 @@ func (b *backoff) wait(spin bool, ready func() bool, wake <-chan struct{}) {
 	if b.since.IsZero() {
 		b.since = time.Now()
 	}
-	if spin && time.Since(b.since) < spinFor {
+	limit := b.spin
+	if limit == 0 {
+		limit = spinFor
+	}
+	if spin && time.Since(b.since) < limit {
 		return
 	}
 	if b.d == 0 {

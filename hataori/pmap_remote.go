@@ -183,7 +183,8 @@ func (r *remoteLoop[T, U]) loop() {
 			b.reset()
 			continue
 		}
-		b.wait(r.c.spare, ready, r.c.pan.wake)
+		// Spinning is free while no slot of this rank holds a batch.
+		b.wait(r.c.spare || r.held == 0, ready, r.c.pan.wake)
 	}
 }
 

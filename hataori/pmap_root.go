@@ -77,7 +77,10 @@ type rootFlags struct {
 	// done and failed count the items finished and failed (under mu), for
 	// OnProgress.
 	done, failed atomic.Int64
-	_            [48]byte
+	// computing counts the root's slots inside a batch: with none, the
+	// coordinator may spin while idle even without a spare CPU.
+	computing atomic.Int32
+	_         [44]byte
 }
 
 // slotRun is what a root slot carries from one batch to the next.
@@ -195,7 +198,9 @@ func (r *rootLoop[T, U]) step(s int, run *slotRun) bool {
 	if r.spans {
 		t0 = time.Since(r.c.t0)
 	}
+	r.computing.Add(1)
 	o, ok := evalBatch(r.c.cctx, r.c.f, s, r.items[b.Start:b.End()], r.out[b.Start:b.End()], r.c.stopOnError, r.pan)
+	r.computing.Add(-1)
 	if r.spans {
 		m := &r.meters[s]
 		m.spans = append(m.spans, BatchSpan{Rank: r.k.rank, Slot: s, Batch: b.ID, Start: b.Start, Count: b.Count, Begin: t0, End: time.Since(r.c.t0)})
@@ -383,7 +388,7 @@ func (r *rootLoop[T, U]) loop(inline bool) {
 			b.reset()
 			continue
 		}
-		b.wait(r.c.spare, ready, r.pan.wake)
+		b.wait(r.c.spare || r.computing.Load() == 0, ready, r.pan.wake)
 	}
 }
 

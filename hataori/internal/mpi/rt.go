@@ -382,13 +382,30 @@ func AllreduceMinInt64s(c Handle, in, out []int64) error {
 	return wrap(err)
 }
 
-// Nonblocking reports whether Idup, IallreduceMinInt64s and Test
-// are available: the loaded library exports MPIABI_Test, MPIABI_Ibarrier,
-// MPIABI_Iallreduce and MPIABI_Comm_idup (MPI-3).
+// Nonblocking reports whether the collective calls should use Idup,
+// IallreduceMinInt64s and Test: the loaded library exports MPIABI_Test,
+// MPIABI_Ibarrier, MPIABI_Iallreduce and MPIABI_Comm_idup (MPI-3), and the
+// MPI underneath is not Open MPI (by its MPI_Get_library_version). Open
+// MPI yields the CPU in its blocking waits when it runs oversubscribed,
+// and its MPI_Comm_idup needs many rounds of progress, which a polite wait
+// turns into hundreds of microseconds; MPICH spins in every blocking wait.
+// Decided once, at the first call after MPI is initialised.
 func Nonblocking() bool {
-	l, err := get()
-	return err == nil && l.Nonblocking() && l.HasCommIdup()
+	nbOnce.Do(func() {
+		l, err := get()
+		if err != nil || !l.Nonblocking() || !l.HasCommIdup() {
+			return
+		}
+		v, err := l.LibraryVersion()
+		nbUse = err == nil && !strings.Contains(v, "Open MPI")
+	})
+	return nbUse
 }
+
+var (
+	nbOnce sync.Once
+	nbUse  bool
+)
 
 // IallreduceMinInt64s starts setting out[i] to the minimum of in[i] over
 // c; complete it with Test. in and out have the same, non-zero length, and
