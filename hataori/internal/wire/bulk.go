@@ -1,13 +1,10 @@
 package wire
 
 import (
-	"encoding"
 	"encoding/binary"
 	"reflect"
 	"sync"
 	"unsafe"
-
-	"github.com/vmihailenco/msgpack/v5"
 )
 
 // msgpack format codes used by the bulk path (msgpack lengths are big-endian).
@@ -36,28 +33,9 @@ type bulkShape struct {
 
 var bulkCache sync.Map // reflect.Type → bulkShape
 
-var (
-	customEncoderType = reflect.TypeFor[msgpack.CustomEncoder]()
-	customDecoderType = reflect.TypeFor[msgpack.CustomDecoder]()
-	marshalerType     = reflect.TypeFor[msgpack.Marshaler]()
-	unmarshalerType   = reflect.TypeFor[msgpack.Unmarshaler]()
-	binMarshalerType  = reflect.TypeFor[encoding.BinaryMarshaler]()
-	binUnmarshalType  = reflect.TypeFor[encoding.BinaryUnmarshaler]()
-	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
-	textUnmarshalType = reflect.TypeFor[encoding.TextUnmarshaler]()
-)
-
 // customCoded reports whether msgpack would use a method of t (or *t) to
 // encode or decode it; such types keep their own encoding.
-func customCoded(t reflect.Type) bool {
-	for _, it := range []reflect.Type{customEncoderType, customDecoderType, marshalerType,
-		unmarshalerType, binMarshalerType, binUnmarshalType, textMarshalerType, textUnmarshalType} {
-		if t.Implements(it) || reflect.PointerTo(t).Implements(it) {
-			return true
-		}
-	}
-	return false
-}
+func customCoded(t reflect.Type) bool { return encodeMethod(t) != "" || decodeMethod(t) != "" }
 
 // shapeOf returns the bulk shape of t: a slice of a fixed-size number type
 // whose slice and element types have no msgpack/encoding methods.
