@@ -7,6 +7,13 @@ import (
 	"unsafe"
 )
 
+// Number is the set of fixed-size number types a bulk slice may hold
+// (EncodeBulk, DecodeBulk; hataori.Number has the same type set).
+type Number interface {
+	~int8 | ~uint8 | ~int16 | ~uint16 | ~int32 | ~uint32 | ~int64 | ~uint64 |
+		~int | ~uint | ~float32 | ~float64 | ~complex64 | ~complex128
+}
+
 // msgpack format codes used by the bulk path (msgpack lengths are big-endian).
 const (
 	codeNil   = 0xc0
