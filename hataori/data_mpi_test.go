@@ -202,7 +202,7 @@ func (e *placeEnv) worldOfOne() {
 			t.Errorf("Scatter of an unencodable shard on one rank: %v", err)
 		}
 		enc2, dec2 := wire.Counts()
-		if enc2 != enc0 || dec2 != dec0 {
+		if wire.Counting && (enc2 != enc0 || dec2 != dec0) {
 			t.Errorf("world size one moved values through the codec: %d encodes, %d decodes", enc2-enc0, dec2-dec0)
 		}
 		return
@@ -211,7 +211,7 @@ func (e *placeEnv) worldOfOne() {
 	if e.rank == 0 {
 		wantEnc, wantDec = 1, 0
 	}
-	if enc1-enc0 != wantEnc || dec1-dec0 != wantDec {
+	if wire.Counting && (enc1-enc0 != wantEnc || dec1-dec0 != wantDec) {
 		t.Errorf("Broadcast on rank %d: %d encodes, %d decodes; want %d, %d", e.rank, enc1-enc0, dec1-dec0, wantEnc, wantDec)
 	}
 }
