@@ -187,7 +187,7 @@ func testFrames(t *testing.T, k *collective) {
 			if err != nil || src != 1 || h.Kind != wire.KindResult || h.Count != 2 || h.BatchID != 3 {
 				t.Fatalf("good frame after bad frame %d: %+v from %d, %v", i, h, src, err)
 			}
-			items, err := wire.DecodeItems[string](payload, int(h.Count))
+			items, err := wire.DecodeItemsOwned[string](payload, int(h.Count))
 			if err != nil || len(items) != 2 || items[1] != "β" {
 				t.Errorf("good frame items = %q, %v", items, err)
 			}

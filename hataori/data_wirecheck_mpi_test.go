@@ -96,7 +96,7 @@ func TestDataWireTypeMPI(t *testing.T) {
 	refused := func(label string, call func() error) error {
 		enc0, _ := wire.Counts()
 		err := call()
-		if enc1, _ := wire.Counts(); enc1 != enc0 {
+		if enc1, _ := wire.Counts(); wire.Counting && enc1 != enc0 {
 			t.Errorf("%s encoded %d values; the type check must come first", label, enc1-enc0)
 		}
 		return err

@@ -1,3 +1,5 @@
+//go:build mpirt || mpicgo
+
 package hataori
 
 import (
@@ -81,23 +83,23 @@ func TestItemPosition(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := wire.DecodeItems[int](buf, 3); err == nil {
+	if _, err := wire.DecodeItemsOwned[int](buf, 3); err == nil {
 		t.Fatal("strings decoded as ints")
 	} else if p, ok := wire.ItemPosition(err); !ok || p != 0 {
 		t.Fatalf("position %d %v for %v", p, ok, err)
 	}
 	mixed, _ := wire.EncodeItems(nil, []any{1, 2, "x"})
-	if _, err := wire.DecodeItems[int](mixed, 3); err == nil {
+	if _, err := wire.DecodeItemsOwned[int](mixed, 3); err == nil {
 		t.Fatal("decoded")
 	} else if p, ok := wire.ItemPosition(err); !ok || p != 2 {
 		t.Fatalf("position %d %v for %v", p, ok, err)
 	}
-	if _, err := wire.DecodeItems[string](buf[:len(buf)-1], 3); err == nil {
+	if _, err := wire.DecodeItemsOwned[string](buf[:len(buf)-1], 3); err == nil {
 		t.Fatal("truncated payload decoded")
 	} else if _, ok := wire.ItemPosition(err); ok {
 		t.Fatalf("a truncated payload blamed on one item: %v", err)
 	}
-	if _, err := wire.DecodeItems[string](append(buf, 0xc0), 3); err == nil {
+	if _, err := wire.DecodeItemsOwned[string](append(buf, 0xc0), 3); err == nil {
 		t.Fatal("trailing byte accepted")
 	} else if _, ok := wire.ItemPosition(err); ok {
 		t.Fatalf("trailing bytes blamed on one item: %v", err)
@@ -124,7 +126,7 @@ func TestPartialFrame(t *testing.T) {
 	if err != nil || len(fs) != 2 || fs[1].Message != "seven" {
 		t.Fatalf("faults %+v %v", fs, err)
 	}
-	vals, err := wire.DecodeItems[string](res, 2)
+	vals, err := wire.DecodeItemsOwned[string](res, 2)
 	if err != nil || vals[0] != "four" || vals[1] != "six" {
 		t.Fatalf("results %v %v", vals, err)
 	}

@@ -1,3 +1,5 @@
+//go:build mpirt || mpicgo
+
 package hataori
 
 import (
@@ -86,7 +88,7 @@ func TestFrameIntoReusesMemory(t *testing.T) {
 	if err != nil || h.BatchID != 2 || !reflect.DeepEqual(idx, []int64{1}) || h.Len != uint64(len(second)-wire.HeaderSize) {
 		t.Fatalf("rebuilt frame: %+v %v %v", h, idx, err)
 	}
-	if got, err := wire.DecodeItems[[]float64](rest, 1); err != nil || got[0][0] != 5 {
+	if got, err := wire.DecodeItemsOwned[[]float64](rest, 1); err != nil || got[0][0] != 5 {
 		t.Fatalf("rebuilt frame decodes to %v, %v", got, err)
 	}
 	// A bigger frame outgrows the buffer: new memory, a correct frame.

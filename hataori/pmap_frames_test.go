@@ -1,3 +1,5 @@
+//go:build mpirt || mpicgo
+
 package hataori
 
 import (
@@ -26,7 +28,7 @@ func TestTaskAndResultFramesRoundTrip(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(idx, []int64{10, 11, 12}) {
 		t.Fatalf("indices %v %v", idx, err)
 	}
-	got, err := wire.DecodeItems[string](rest, int(h.Count))
+	got, err := wire.DecodeItemsOwned[string](rest, int(h.Count))
 	if err != nil || !reflect.DeepEqual(got, items) {
 		t.Fatalf("items %v %v", got, err)
 	}
@@ -41,7 +43,7 @@ func TestTaskAndResultFramesRoundTrip(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(idx2, idx) || h.Status != statusOK || h.Kind != wire.KindResult {
 		t.Fatalf("result header %+v, %v %v", h, idx2, err)
 	}
-	back, err := wire.DecodeItems[[]float64](rest, 3)
+	back, err := wire.DecodeItemsOwned[[]float64](rest, 3)
 	if err != nil || !reflect.DeepEqual(back, res) {
 		t.Fatalf("results %v %v", back, err)
 	}

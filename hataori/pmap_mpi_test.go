@@ -254,7 +254,7 @@ func TestPmapMPI(t *testing.T) {
 					t.Errorf("%s: rank %d got results %v", what, e.rank, out)
 				}
 				if e.size == 1 {
-					if enc, dec := wire.Counts(); enc != enc0 || dec != dec0 {
+					if enc, dec := wire.Counts(); wire.Counting && (enc != enc0 || dec != dec0) {
 						t.Errorf("%s: world size one used the codec (%d encodes, %d decodes)", what, enc-enc0, dec-dec0)
 					}
 					if c := countPrefix(evs, "send"); c != 0 {

@@ -4,7 +4,9 @@
 #      pointing at a compiler that does not exist and no C include path, and
 #      its binary does not link libmpi;
 #  (b) the default build (no tag) contains no purego, no mpiabi and no MPI
-#      symbols;
+#      symbols, and `go list -deps ./hataori ./lanes` (no tag,
+#      CGO_ENABLED=0) names no serialization library (no
+#      github.com/vmihailenco package: msgpack comes with a backend only);
 #  (c) -tags mpirt,mpicgo fails to compile with the message naming the
 #      conflict, and CGO_ENABLED=0 -tags mpicgo with one error naming the fix;
 #  (d) the cgo backend (-tags mpicgo) builds with CC=mpicc (Open MPI) and
@@ -82,6 +84,16 @@ fi
 [ "$(go tool nm "$tmp/prog-default" | grep -c 'hataori-go/hataori.World')" -gt 0 ] ||
   fail "(b) symbol check found no hataori symbol at all (is go tool nm working?)"
 ok "(b) default build: no purego, mpiabi or MPI_ symbols"
+CGO_ENABLED=0 go list -deps ./hataori ./lanes > "$tmp/deps.txt" || fail "(b) go list -deps ./hataori ./lanes"
+grep -q '^github.com/hataori/hataori-go/hataori/internal/wire$' "$tmp/deps.txt" ||
+  fail "(b) go list -deps ./hataori ./lanes does not list hataori/internal/wire (is the check looking at the right list?)"
+if grep -E '^github\.com/vmihailenco/' "$tmp/deps.txt" > "$tmp/msgpack.txt"; then
+  cat "$tmp/msgpack.txt" >&2
+  fail "(b) the default build of ./hataori ./lanes depends on a serialization library"
+fi
+CGO_ENABLED=0 go list -deps -tags mpirt ./hataori | grep -q '^github.com/vmihailenco/msgpack/v5$' ||
+  fail "(b) -tags mpirt does not list msgpack: the check above proves nothing"
+ok "(b) default build of ./hataori ./lanes: no github.com/vmihailenco package in go list -deps"
 
 # (c) both tags: the intended compile error.
 if go build -tags mpirt,mpicgo ./hataori/internal/mpi/ > "$tmp/both.txt" 2>&1; then

@@ -6,6 +6,11 @@
 # Environment: HATAORI_FUZZTIME is the -fuzztime of each target (default
 # 10s; a count such as 1000000x runs that many inputs instead).
 #
+# The targets build with -tags mpirt: the payload codec they fuzz
+# (hataori/internal/wire) exists only in builds with an MPI backend. A run
+# that fuzzed nothing (a target missing from that build passes silently,
+# without the "fuzz: elapsed" lines) fails.
+#
 # A failing input is written by Go to the package's testdata/fuzz/FuzzX/
 # directory: fix the bug and commit the input as a regression test. The
 # corpus Go grows while fuzzing lives in the build cache ($(go env
@@ -38,7 +43,11 @@ for dir in $(git ls-files -co --exclude-standard -- '*_test.go' | xargs grep -l 
 		ran=$((ran + 1))
 		before=$(inputs "$dir" "$target")
 		status=0
-		go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" -fuzzminimizetime 10s "./$dir" 2>&1 | tee "$log" || status=$?
+		go test -tags mpirt -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" -fuzzminimizetime 10s "./$dir" 2>&1 | tee "$log" || status=$?
+		if [ "$status" -eq 0 ] && ! grep -q '^fuzz: elapsed' "$log"; then
+			echo "fuzz.sh: $target: nothing fuzzed (is it in the -tags mpirt build?)" >&2
+			status=1
+		fi
 		if [ "$status" -ne 0 ]; then
 			if [ "$(inputs "$dir" "$target")" = "$before" ] && grep -qx '[[:space:]]*context deadline exceeded' "$log" &&
 				[ "$(grep -c -e '^--- FAIL' -e '^[[:space:]]*--- FAIL' "$log")" -eq 1 ]; then

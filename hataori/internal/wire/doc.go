@@ -28,11 +28,12 @@
 //     addressable, so those methods are called.
 //
 // Numeric slices nested inside structs are encoded element by element by
-// msgpack unless the field uses the Bulk type, which carries them as bytes
-// too. Hataori does not register anything in msgpack's global type registry
-// (msgpack.Register and RegisterExt are process-wide and would change how the
-// program's own msgpack use encodes []float64), so opting in per field is the
-// only way to get bulk transfer for nested slices.
+// msgpack unless the field uses the type hataori.Bulk, which carries them
+// as bytes too (its EncodeMsgpack/DecodeMsgpack methods are EncodeBulk and
+// DecodeBulk). Hataori does not register anything in msgpack's global type
+// registry (msgpack.Register and RegisterExt are process-wide and would
+// change how the program's own msgpack use encodes []float64), so opting in
+// per field is the only way to get bulk transfer for nested slices.
 //
 // # What crosses ranks
 //
@@ -52,7 +53,7 @@
 //     as its zero value), `omitempty` sends an empty value as nothing (it
 //     arrives as its zero value), `_` and zero-size fields hold nothing;
 //   - numeric slices in bulk: a top-level numeric slice value (see
-//     Payloads), and a Bulk field anywhere;
+//     Payloads), and a hataori.Bulk field anywhere;
 //   - a type with its own msgpack encoding, on the type or its pointer, on
 //     both sides: EncodeMsgpack/DecodeMsgpack (msgpack.CustomEncoder and
 //     CustomDecoder), MarshalMsgpack/UnmarshalMsgpack, MarshalBinary/
@@ -87,15 +88,23 @@
 //
 // EncodeValue/EncodeItems copy a bulk value once, into the frame (a batch
 // of bulk values is sized up front: one allocation at most, none when dst
-// has room);
-// DecodeValue/DecodeItems copy it once, out of it. Two variants avoid those
-// copies where the caller can afford it: DecodeValueOwned and
-// DecodeItemsOwned alias the payload (which the caller hands over) when the
-// data is aligned — AlignPad says how to place a received frame so that it
-// is — and SplitValue /
-// BodyBuffer / JoinValue move a bulk value as a head (header bytes) and a
-// body that is the sender's own memory and, on the receiver, the new value's
-// memory, so the transport copies it directly.
+// has room); DecodeValue copies it once, out of it. DecodeValueOwned and
+// DecodeItemsOwned avoid that copy: they alias the payload (which the
+// caller hands over) when the data is aligned — AlignPad says how to place
+// a received frame so that it is — and SplitValue / BodyBuffer / JoinValue
+// move a bulk value as a head (header bytes) and a body that is the
+// sender's own memory and, on the receiver, the new value's memory, so the
+// transport copies it directly.
+//
+// # Builds
+//
+// The codec exists only in builds with an MPI backend (tag mpirt or
+// mpicgo): only they import msgpack. Without a backend nothing crosses
+// ranks, the entry points above fail with ErrEncode or ErrDecode
+// (codec_none.go), and the build links no serialization library; the frame
+// header, the type check (which recognises msgpack's encoding methods by
+// name and signature), the payload validation and the split helpers build
+// in every configuration.
 //
 // # Errors
 //

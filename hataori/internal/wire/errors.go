@@ -71,7 +71,7 @@ type Error struct {
 }
 
 // ItemPosition returns the position, within the list of values given to
-// EncodeItems or decoded by DecodeItems(Owned), of the value that err is
+// EncodeItems or decoded by DecodeItemsOwned, of the value that err is
 // about, and false when err is not about one value (a payload that is
 // malformed as a whole: a bad structure, trailing bytes, a wrong count).
 func ItemPosition(err error) (int, bool) {

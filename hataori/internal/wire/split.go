@@ -22,7 +22,7 @@ func SplitValue[T any](dst []byte, v T) (head, body []byte, err error) {
 		head, err = EncodeValue(dst, v)
 		return head, nil, err
 	}
-	encodeCalls.Add(1)
+	countEncode()
 	n64 := int64(rv.Len()) * int64(s.size)
 	if n64 > int64(^uint32(0)) || n64+int64(binHeaderLen(int(n64))) > PayloadLimit() {
 		return dst, nil, errorf(ErrLength, nil, "%d-byte %s exceeds payload limit %d", n64, rv.Type(), PayloadLimit())
@@ -64,7 +64,7 @@ func JoinValue[T any](head []byte, v T, body []byte) (T, error) {
 	if s := shapeOf(t); s.ok && nativeLittle {
 		rv := reflect.ValueOf(&v).Elem()
 		if !rv.IsNil() && rv.Len()*s.size == len(body) && unsafe.Pointer(rv.Pointer()) == unsafe.Pointer(&body[0]) {
-			decodeCalls.Add(1)
+			countDecode()
 			n, hl, err := binHeader(head, t)
 			switch {
 			case err != nil:

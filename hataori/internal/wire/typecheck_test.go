@@ -1,3 +1,5 @@
+//go:build mpirt || mpicgo
+
 //lint:file-ignore U1000 the test types carry unexported and unused fields on purpose: they are what the type check must refuse
 
 package wire
