@@ -23,7 +23,11 @@ import (
 // rank does not fail on many. A type with its own msgpack encoding methods
 // (EncodeMsgpack/DecodeMsgpack and the like, on the type or its pointer) is
 // trusted as it is.
-var ErrUnsupportedType = wire.ErrUnsupportedType
+var ErrUnsupportedType = unsupportedType()
+
+// unsupportedType returns the wire type check's sentinel (a function only
+// so that the public declaration names no internal package).
+func unsupportedType() error { return wire.ErrUnsupportedType }
 
 // checkWireTypes is the preflight type check of a collective call that
 // moves values of type T one way and values of type U the other (Pmap:
