@@ -2,12 +2,15 @@
 
 package hataori
 
+import "github.com/hataori/hataori-go/hataori/internal/sched"
+
 // Without the hataoridebug tag the coordinator records no events and
 // traces nothing.
 
 // traceOn is false: tracef and its arguments compile to nothing.
 const traceOn = false
 
-func debugTaskSent()       {}
-func debugResultReceived() {}
-func debugPrefetched(int)  {}
+func debugTaskSent()              {}
+func debugResultReceived()        {}
+func debugPrefetched(int)         {}
+func debugRootStats(*sched.Stats) {}

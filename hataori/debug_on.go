@@ -2,7 +2,11 @@
 
 package hataori
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+
+	"github.com/hataori/hataori-go/hataori/internal/sched"
+)
 
 // traceOn enables tracef (the coordinator's events for pmapTrace) in
 // builds with the hataoridebug tag only.
@@ -30,5 +34,15 @@ func debugPrefetched(n int) {
 		if int64(n) <= m || debugPrefetchMax.CompareAndSwap(m, int64(n)) {
 			return
 		}
+	}
+}
+
+// pmapRootStats, when set by a test, receives the root scheduler's
+// instrumentation at the end of every call.
+var pmapRootStats func(sched.Stats)
+
+func debugRootStats(st *sched.Stats) {
+	if st != nil && pmapRootStats != nil {
+		pmapRootStats(*st)
 	}
 }

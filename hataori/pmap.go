@@ -315,9 +315,7 @@ func pmapOn[T, U any](ctx context.Context, comm Comm, exec slot.Executor, opts O
 		normal = true
 		return nil, pf
 	}
-	if c.schedStats != nil && pmapRootStats != nil {
-		pmapRootStats(*c.schedStats)
-	}
+	debugRootStats(c.schedStats)
 	cerr := c.rep.converge()
 	if c.callStats != nil && opts.Stats != nil {
 		*opts.Stats = *c.callStats

@@ -13,10 +13,6 @@ import (
 // root's slots. Only builds with the hataoridebug tag trace (traceOn).
 var pmapTrace func(ev string)
 
-// pmapRootStats, when set by a test, receives the root scheduler's
-// instrumentation at the end of every call.
-var pmapRootStats func(sched.Stats)
-
 // traceMu serialises pmapTrace: the root's slots report their batches
 // from their own goroutines.
 var traceMu sync.Mutex

@@ -29,7 +29,7 @@ func MapInLanes[T, U, E any](ctx context.Context, l *Lanes[E], items []T, f func
 		ctx = context.Background()
 	}
 	if f == nil {
-		return nil, fmt.Errorf("lanes: MapInLanes: %w", hataori.ErrNilCallback)
+		return nil, fmt.Errorf("MapInLanes: %w", hataori.ErrNilCallback)
 	}
 	n := len(items)
 	out := make([]U, n)

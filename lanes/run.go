@@ -52,7 +52,7 @@ type laneOutcome struct {
 
 func (l *Lanes[E]) run(ctx context.Context, body func(int, E, *Control) error, coord func(*Control) error) error {
 	if body == nil {
-		return fmt.Errorf("lanes: nil lane body: %w", hataori.ErrNilCallback)
+		return fmt.Errorf("Lanes.Run: nil lane body: %w", hataori.ErrNilCallback)
 	}
 	if ctx == nil {
 		ctx = context.Background()

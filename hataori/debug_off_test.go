@@ -1,0 +1,9 @@
+//go:build !hataoridebug
+
+package hataori
+
+import "github.com/hataori/hataori-go/hataori/internal/sched"
+
+// pmapRootStats is never called without the hataoridebug tag; tests that
+// set it check what it reports only when traceOn.
+var pmapRootStats func(sched.Stats)
