@@ -59,6 +59,14 @@ func checkMainThread() error {
 		}
 		return nil
 	}
+	// MPI_Is_thread_main before MPI_Init aborts the process (Open MPI), so
+	// ask first whether MPI is up.
+	if up, err := mpi.Initialized(); err != nil || !up {
+		if err == nil {
+			err = ErrNotInitialized
+		}
+		return fmt.Errorf("%w: %w", ErrNotMainThread, err)
+	}
 	main, err := mpi.IsThreadMain()
 	if err != nil {
 		return fmt.Errorf("%w: MPI_Is_thread_main: %w", ErrNotMainThread, err)
