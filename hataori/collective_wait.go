@@ -7,24 +7,38 @@ import (
 	"github.com/hataori/hataori-go/hataori/internal/mpi"
 )
 
-// The control collectives of a call (the communicator duplicate, the preflight's
-// and the final convergence's reductions) wait politely where the backend
-// offers nonblocking collectives (the run-time backend: MPI_Comm_idup and
-// MPI_Iallreduce, completed by MPI_Test): MPI_Test in a loop paced by the
-// coordinator's back-off (spin 20 µs, then sleep 10 µs doubling to 50 µs
-// with a 1 µs timer slack). A blocking collective spins inside MPI
-// (MPICH's always, Open MPI's by default), so with more ranks than cores
-// the ranks that arrive first keep the cores from the ranks they are
-// waiting for: with 4 ranks on 2 cores under MPICH a call's start-up took
-// 17–80 ms. Waiting costs one extra MPI_Test per round when every rank is
-// already there. The cgo backend keeps blocking collectives (MPI may not
-// hold pointers to Go memory after a cgo call returns).
+// The control collectives of a call (the communicator duplicate, the
+// preflight's and the final convergence's reductions) wait politely where
+// mpi.Polite says the MPI would otherwise spin (run-time backend only):
+// MPI_Iallreduce, MPI_Comm_idup or MPI_Ibarrier completed by MPI_Test in a
+// loop paced by the coordinator's back-off (spin collectiveSpin, then
+// sleep 10 µs doubling to 50 µs, with a 1 µs timer slack from the second
+// sleep). A blocking collective spins inside MPI (MPICH's always, Open
+// MPI's unless its launcher knows the job is oversubscribed), so with more
+// ranks than cores the ranks that arrive first keep the cores from the
+// ranks they are waiting for: with 4 ranks on 2 cores under MPICH a
+// call's start-up took 17–80 ms, against about 1 ms polite. The cgo
+// backend keeps blocking collectives (MPI may not hold pointers to Go
+// memory after a cgo call returns, as a nonblocking collective would).
 
-// politeDup duplicates h. Where the backend has nonblocking collectives
-// it waits for the other ranks politely (MPI_Comm_idup, then waitPolite);
-// otherwise MPI_Comm_dup blocks (and spins inside MPI).
+// politeDup duplicates h: with MPI_Comm_idup and a polite wait where
+// mpi.Polite allows, else after a polite barrier (so that the blocking
+// MPI_Comm_dup finds every rank there) where only the reductions are
+// polite, else with a blocking MPI_Comm_dup.
 func politeDup(h mpi.Handle) (mpi.Handle, error) {
-	if !mpi.Nonblocking() {
+	reduce, dup := mpi.Polite()
+	if !dup {
+		if reduce {
+			// Every rank arrives first, politely: the blocking duplicate
+			// then finds them all there and does not spin for long.
+			r, err := mpi.Ibarrier(h)
+			if err == nil {
+				err = waitPolite(&r)
+			}
+			if err != nil {
+				return 0, err
+			}
+		}
 		return mpi.Dup(h)
 	}
 	d := new(mpi.Handle) // heap: MPI writes it when the request completes
@@ -41,7 +55,7 @@ func politeDup(h mpi.Handle) (mpi.Handle, error) {
 // communicator, in one reduction.
 func (k *collective) allreduceMin(in []int64) ([]int64, error) {
 	out := make([]int64, len(in))
-	if !mpi.Nonblocking() {
+	if reduce, _ := mpi.Polite(); !reduce {
 		return out, mpi.AllreduceMinInt64s(k.comm, in, out)
 	}
 	// in and out are on the heap (they reach MPI through unsafe

@@ -282,22 +282,27 @@ func CheckLauncher(c Handle) error {
 	return checkLauncher(size, LinkedMPI())
 }
 
-// Nonblocking reports false: the cgo backend runs its collectives blocking (MPI
+// Polite reports false, false: the cgo backend runs its collectives blocking (MPI
 // may not keep pointers to Go memory after a cgo call returns, as a
 // nonblocking collective would).
-func Nonblocking() bool { return false }
+func Polite() (reduce, dup bool) { return false, false }
 
-// IallreduceMinInt64s is not available (Nonblocking reports false).
+// Ibarrier is not available (Polite reports false).
+func Ibarrier(Handle) (Request, error) {
+	return 0, errors.New("nonblocking collectives are not used by the cgo backend")
+}
+
+// IallreduceMinInt64s is not available (Polite reports false).
 func IallreduceMinInt64s(Handle, []int64, []int64) (Request, error) {
 	return 0, errors.New("nonblocking collectives are not used by the cgo backend")
 }
 
-// Idup is not available (Nonblocking reports false).
+// Idup is not available (Polite reports false).
 func Idup(Handle, *Handle) (Request, error) {
 	return 0, errors.New("nonblocking collectives are not used by the cgo backend")
 }
 
-// Test is not available (Nonblocking reports false).
+// Test is not available (Polite reports false).
 func Test(*Request) (bool, error) {
 	return false, errors.New("nonblocking collectives are not used by the cgo backend")
 }

@@ -89,14 +89,17 @@ func Abort(_ Handle, code int) { os.Exit(code) }
 // CheckLauncher returns ErrNoBackend.
 func CheckLauncher(Handle) error { return ErrNoBackend }
 
-// Nonblocking reports false: there is no MPI backend.
-func Nonblocking() bool { return false }
+// Polite reports false, false: there is no MPI backend.
+func Polite() (reduce, dup bool) { return false, false }
 
-// IallreduceMinInt64s is not available (Nonblocking reports false).
+// Ibarrier is not available (Polite reports false).
+func Ibarrier(Handle) (Request, error) { return 0, ErrNoBackend }
+
+// IallreduceMinInt64s is not available (Polite reports false).
 func IallreduceMinInt64s(Handle, []int64, []int64) (Request, error) { return 0, ErrNoBackend }
 
-// Idup is not available (Nonblocking reports false).
+// Idup is not available (Polite reports false).
 func Idup(Handle, *Handle) (Request, error) { return 0, ErrNoBackend }
 
-// Test is not available (Nonblocking reports false).
+// Test is not available (Polite reports false).
 func Test(*Request) (bool, error) { return false, ErrNoBackend }

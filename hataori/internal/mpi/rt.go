@@ -382,30 +382,56 @@ func AllreduceMinInt64s(c Handle, in, out []int64) error {
 	return wrap(err)
 }
 
-// Nonblocking reports whether the collective calls should use Idup,
-// IallreduceMinInt64s and Test: the loaded library exports MPIABI_Test,
-// MPIABI_Ibarrier, MPIABI_Iallreduce and MPIABI_Comm_idup (MPI-3), and the
-// MPI underneath is not Open MPI (by its MPI_Get_library_version). Open
-// MPI yields the CPU in its blocking waits when it runs oversubscribed,
-// and its MPI_Comm_idup needs many rounds of progress, which a polite wait
-// turns into hundreds of microseconds; MPICH spins in every blocking wait.
-// Decided once, at the first call after MPI is initialised.
-func Nonblocking() bool {
-	nbOnce.Do(func() {
+// Polite reports how the collective calls should wait for other ranks,
+// decided once, at the first call after MPI is initialised: reduce is true
+// when they should use IallreduceMinInt64s (and Ibarrier) completed by
+// Test in a paced loop instead of blocking collectives, dup when they
+// should also duplicate with Idup. Both need the library's MPIABI_Test,
+// MPIABI_Ibarrier and MPIABI_Iallreduce (dup also MPIABI_Comm_idup).
+//
+// MPICH spins in every blocking wait: both. Open MPI yields in its
+// blocking waits when its launcher marked the job oversubscribed
+// (OMPI_MCA_mpi_oversubscribe=1, or mpi_yield_when_idle set): neither.
+// Otherwise Open MPI spins too (for example on hosts that share cores
+// without its knowing, such as containers or network namespaces on one
+// machine): reduce only, because its MPI_Comm_idup needs many rounds of
+// progress, which a paced wait turns into hundreds of microseconds; the
+// collective calls then precede a blocking duplicate by a paced barrier.
+func Polite() (reduce, dup bool) {
+	politeOnce.Do(func() {
 		l, err := get()
-		if err != nil || !l.Nonblocking() || !l.HasCommIdup() {
+		if err != nil || !l.Nonblocking() {
 			return
 		}
 		v, err := l.LibraryVersion()
-		nbUse = err == nil && !strings.Contains(v, "Open MPI")
+		if err != nil {
+			return
+		}
+		if !strings.Contains(v, "Open MPI") {
+			politeReduce, politeDup = true, l.HasCommIdup()
+			return
+		}
+		yields := os.Getenv("OMPI_MCA_mpi_oversubscribe") == "1" || os.Getenv("OMPI_MCA_mpi_yield_when_idle") != ""
+		politeReduce = !yields
 	})
-	return nbUse
+	return politeReduce, politeDup
 }
 
 var (
-	nbOnce sync.Once
-	nbUse  bool
+	politeOnce              sync.Once
+	politeReduce, politeDup bool
 )
+
+// Ibarrier starts a barrier on c; complete it with Test.
+func Ibarrier(c Handle) (Request, error) {
+	l, err := get()
+	if err != nil {
+		return 0, err
+	}
+	assertMain("MPI_Ibarrier")
+	r, err := l.Ibarrier(mpiabi.Comm(c))
+	return Request(r), wrap(err)
+}
 
 // IallreduceMinInt64s starts setting out[i] to the minimum of in[i] over
 // c; complete it with Test. in and out have the same, non-zero length, and
