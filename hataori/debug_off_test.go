@@ -1,4 +1,4 @@
-//go:build !hataoridebug
+//go:build !hataoridebug && (mpirt || mpicgo)
 
 package hataori
 
