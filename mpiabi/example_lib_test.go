@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"time"
 	"unsafe"
 
 	"github.com/hataori/hataori-go/mpiabi"
@@ -434,6 +435,9 @@ func ExampleLib_Abort() {
 	}
 	if rank, _ := lib.CommRank(lib.CommWorld); rank == 1 {
 		fmt.Fprintln(os.Stderr, "rank 1: input missing, aborting the job")
+		// MPICH's launcher tears down its output forwarding as soon as
+		// the abort reaches it; give it a moment to pass the message on.
+		time.Sleep(100 * time.Millisecond)
 		lib.Abort(lib.CommWorld, 3)
 	}
 	_ = lib.Barrier(lib.CommWorld) // rank 0 waits here until the abort ends it
