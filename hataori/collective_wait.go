@@ -8,13 +8,13 @@ import (
 )
 
 // The control collectives of a call (the communicator duplicate, the
-// preflight's and the final convergence's reductions) wait politely where
-// mpi.Polite says the MPI would otherwise spin (run-time backend only):
+// preflight's and the final convergence's reductions) wait politely as
+// mpi.Polite says (run-time backend only; the same choice on every rank):
 // MPI_Iallreduce, MPI_Comm_idup or MPI_Ibarrier completed by MPI_Test in a
 // loop paced by the coordinator's back-off (spin collectiveSpin, then
 // sleep 10 µs doubling to 50 µs, with a 1 µs timer slack from the second
 // sleep). A blocking collective spins inside MPI (MPICH's always, Open
-// MPI's unless its launcher knows the job is oversubscribed), so with more
+// MPI's unless its launcher marked the node oversubscribed), so with more
 // ranks than cores the ranks that arrive first keep the cores from the
 // ranks they are waiting for: with 4 ranks on 2 cores under MPICH a
 // call's start-up took 17–80 ms, against about 1 ms polite. The cgo

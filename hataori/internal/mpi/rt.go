@@ -389,14 +389,17 @@ func AllreduceMinInt64s(c Handle, in, out []int64) error {
 // should also duplicate with Idup. Both need the library's MPIABI_Test,
 // MPIABI_Ibarrier and MPIABI_Iallreduce (dup also MPIABI_Comm_idup).
 //
-// MPICH spins in every blocking wait: both. Open MPI yields in its
-// blocking waits when its launcher marked the job oversubscribed
-// (OMPI_MCA_mpi_oversubscribe=1, or mpi_yield_when_idle set): neither.
-// Otherwise Open MPI spins too (for example on hosts that share cores
-// without its knowing, such as containers or network namespaces on one
-// machine): reduce only, because its MPI_Comm_idup needs many rounds of
-// progress, which a paced wait turns into hundreds of microseconds; the
-// collective calls then precede a blocking duplicate by a paced barrier.
+// The answer depends only on the MPI library (by its
+// MPI_Get_library_version), never on a rank's environment, so that every
+// rank of a job makes the same choice: a blocking collective never matches
+// a nonblocking one, and a barrier on some ranks only would hang. MPICH
+// spins in every blocking wait: both. Open MPI spins too unless its
+// launcher marked the node oversubscribed, which can differ from node to
+// node (and hosts that share cores without its knowing, such as
+// containers or network namespaces on one machine, are not marked): reduce
+// only, because its MPI_Comm_idup needs many rounds of progress, which a
+// paced wait turns into hundreds of microseconds; the collective calls
+// then precede a blocking duplicate by a paced barrier.
 func Polite() (reduce, dup bool) {
 	politeOnce.Do(func() {
 		l, err := get()
@@ -407,12 +410,8 @@ func Polite() (reduce, dup bool) {
 		if err != nil {
 			return
 		}
-		if !strings.Contains(v, "Open MPI") {
-			politeReduce, politeDup = true, l.HasCommIdup()
-			return
-		}
-		yields := os.Getenv("OMPI_MCA_mpi_oversubscribe") == "1" || os.Getenv("OMPI_MCA_mpi_yield_when_idle") != ""
-		politeReduce = !yields
+		politeReduce = true
+		politeDup = !strings.Contains(v, "Open MPI") && l.HasCommIdup()
 	})
 	return politeReduce, politeDup
 }
