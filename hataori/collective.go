@@ -201,10 +201,10 @@ func (k *collective) agreeOn(w int64, local *failure) (*agreedFailure, error) {
 		return nil, nil
 	}
 	if w < 0 || int(w) > k.size {
-		return nil, fmt.Errorf("preflight reduction returned %d for world size %d", w, k.size)
+		k.abortProtocol(fmt.Sprintf("preflight reduction returned %d for world size %d", w, k.size))
 	}
 	if int(w) == k.rank && local == nil {
-		return nil, fmt.Errorf("preflight reduction names rank %d, which passed", w)
+		k.abortProtocol(fmt.Sprintf("preflight reduction names rank %d, which passed", w))
 	}
 	var code int32
 	var msg string

@@ -31,6 +31,11 @@ func (op dataOp) String() string {
 	return fmt.Sprintf("dataOp(%d)", int32(op))
 }
 
+// dataWord marks the preflight word of a data collective (bit 62, which
+// Pmap's 58-bit packed options never set), so that ranks calling Pmap and
+// ranks calling a data collective never look alike.
+const dataWord = int64(1) << 62
+
 // tagData is the tag of data-collective frames on the call's private
 // communicator.
 const tagData = 1
@@ -110,16 +115,24 @@ func dataRun(ctx context.Context, k *collective, op dataOp, root int, typeErr er
 	}
 	// One reduction: the operation and root, and the checks' outcome
 	// (computed as if every rank called the same operation with the same
-	// root, which it then did).
-	same, agreed, err := k.agreeAndCompare(int64(op)<<32|int64(uint32(r)), local)
+	// root, which it then did; when they differ, this rank's prepare may
+	// have encoded values for nothing, on that failure path only).
+	word := dataWord | int64(op)<<32 | int64(uint32(r))
+	same, agreed, err := k.agreeAndCompare(word, local)
 	if err != nil {
 		k.abortTransport(err)
 	}
 	if !same {
-		// Every rank fails the same check; the lowest, rank 0, reports.
+		// The same calls as Pmap's differing-options path (rank 0's word,
+		// then an agreement), so that ranks that called Pmap and ranks
+		// that called a data collective also fail together. Every rank
+		// that called a data collective fails this check.
+		if _, err := k.bcastInt64(0, word); err != nil {
+			k.abortTransport(err)
+		}
 		local = &failure{Code: failRoot, Err: ErrOptionsDiffer, Message: fmt.Sprintf(
-			"ranks called different data collectives or passed different roots (rank %d called %s with root %d)", k.rank, op, root)}
-		if agreed, err = k.agreeOn(0, local); err != nil {
+			"ranks called different collectives or passed different roots (rank %d called %s with root %d)", k.rank, op, root)}
+		if agreed, err = k.agree(local); err != nil {
 			k.abortTransport(err)
 		}
 	}

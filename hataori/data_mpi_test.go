@@ -317,6 +317,26 @@ func (e *placeEnv) preflightFailures() {
 		e.ownMessage()
 		_, err := hataori.Broadcast(e.ctx, e.world, root, hataori.Some(1))
 		e.expect("different roots", err, hataori.KindPreflight, 0, "different roots")
+		// Rank 0 calls Pmap while every other rank calls Broadcast: all
+		// fail in the preflight together, matching ErrOptionsDiffer, and
+		// the lowest rank that called Broadcast reports.
+		var mixed error
+		if e.rank == 0 {
+			_, mixed = hataori.Pmap(e.ctx, e.world, nil, hataori.Options{}, hataori.Some([]int{1, 2}), func(x int) (int, error) { return x, nil })
+			var pe *hataori.PmapError
+			if !errors.As(mixed, &pe) || pe.Kind != hataori.KindPreflight || pe.Rank != 1 || !strings.Contains(pe.Message, "called Broadcast") {
+				e.t.Errorf("Pmap against Broadcast: %v; want a KindPreflight *PmapError from rank 1 naming Broadcast", mixed)
+			}
+		} else {
+			_, mixed = hataori.Broadcast(e.ctx, e.world, 0, hataori.None[int]())
+			var ce *hataori.CollectiveError
+			if !errors.As(mixed, &ce) || ce.Kind != hataori.KindPreflight || ce.Rank != 1 || !strings.Contains(ce.Message, "called Broadcast") {
+				e.t.Errorf("Broadcast against Pmap: %v; want a KindPreflight *CollectiveError from rank 1 naming Broadcast", mixed)
+			}
+		}
+		if !errors.Is(mixed, hataori.ErrOptionsDiffer) {
+			e.t.Errorf("Pmap against Broadcast: %v does not match ErrOptionsDiffer", mixed)
+		}
 		// A value on a non-root rank.
 		e.ownMessage()
 		m := hataori.None[string]()

@@ -27,9 +27,11 @@ import (
 // one vector), plus one broadcast of the failure when a check failed. When
 // the options differ (the same reduction says so, on every rank alike),
 // rank 0 broadcasts its packed options, each rank reruns its checks against
-// them, and a second agreement names the lowest rank whose options differ
-// from rank 0's (or that failed an earlier check) and every field that
-// differs: a broadcast and a reduction more, on that failure path only.
+// them, and a second agreement returns the lowest failing rank's error
+// (a differing rank names every field that differs from rank 0's): a
+// broadcast and a reduction more, on that failure path only. Data
+// collectives take the same path when their words differ, so a rank that
+// called Pmap while another called Broadcast fails with them.
 func pmapPreflight(ctx context.Context, k *collective, exec slot.Executor, opts *Options, hasItems bool, extra *failure, admitErr, typeErr error) error {
 	if opts.BatchSize == 0 {
 		opts.BatchSize = 1

@@ -4,6 +4,7 @@ package mpi
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -59,8 +60,34 @@ func get() (*mpiabi.Lib, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkCollectiveSymbols(l); err != nil {
+		return nil, err
+	}
 	lib.Store(l)
 	return l, nil
+}
+
+// checkCollectiveSymbols refuses a library without the functions the
+// collective calls' control collectives need (see Polite): optional for
+// package mpiabi, required here, because every rank of a job must choose
+// the same collectives, and a rank that silently fell back to blocking
+// ones would leave the others waiting in nonblocking ones for ever.
+func checkCollectiveSymbols(l *mpiabi.Lib) error {
+	missing := ""
+	v, err := l.LibraryVersion()
+	switch {
+	case err != nil:
+		missing = "MPIABI_Get_library_version"
+	case !l.Nonblocking():
+		missing = "MPIABI_Test, MPIABI_Ibarrier or MPIABI_Iallreduce"
+	case !strings.Contains(v, "Open MPI") && !l.HasCommIdup():
+		missing = "MPIABI_Comm_idup"
+	}
+	if missing == "" {
+		return nil
+	}
+	return &mpiabi.LoadError{Var: "MPI_RT_LIB", Path: os.Getenv("MPI_RT_LIB"), Stage: "dlsym", Symbol: missing,
+		Err: fmt.Errorf("%w: Hataori's collective calls need MPI-3 nonblocking collectives (rebuild an older wrapper with scripts/build-wrappers.sh)", mpiabi.ErrMissingSymbol)}
 }
 
 // wrap converts an mpiabi error into an *Error named after the MPI
@@ -382,28 +409,26 @@ func AllreduceMinInt64s(c Handle, in, out []int64) error {
 	return wrap(err)
 }
 
-// Polite reports how the collective calls should wait for other ranks,
-// decided once, at the first call after MPI is initialised: reduce is true
-// when they should use IallreduceMinInt64s (and Ibarrier) completed by
-// Test in a paced loop instead of blocking collectives, dup when they
-// should also duplicate with Idup. Both need the library's MPIABI_Test,
-// MPIABI_Ibarrier and MPIABI_Iallreduce (dup also MPIABI_Comm_idup).
-//
-// The answer depends only on the MPI library (by its
-// MPI_Get_library_version), never on a rank's environment, so that every
-// rank of a job makes the same choice: a blocking collective never matches
-// a nonblocking one, and a barrier on some ranks only would hang. MPICH
-// spins in every blocking wait: both. Open MPI spins too unless its
-// launcher marked the node oversubscribed, which can differ from node to
-// node (and hosts that share cores without its knowing, such as
-// containers or network namespaces on one machine, are not marked): reduce
-// only, because its MPI_Comm_idup needs many rounds of progress, which a
-// paced wait turns into hundreds of microseconds; the collective calls
-// then precede a blocking duplicate by a paced barrier.
+// Polite reports how the collective calls should wait for other ranks:
+// reduce is true when they should use IallreduceMinInt64s (and Ibarrier)
+// completed by Test in a paced loop instead of blocking collectives, dup
+// when they should also duplicate with Idup. The answer depends only on
+// the MPI library underneath (by its MPI_Get_library_version; every symbol
+// involved is required at load, see checkCollectiveSymbols), never on a
+// rank's environment, so that every rank of a job makes the same choice: a
+// blocking collective never matches a nonblocking one, and a barrier on
+// some ranks only would hang. reduce is always true: MPICH spins in every
+// blocking wait, and Open MPI does too unless its launcher marked the node
+// oversubscribed, which can differ from node to node (and hosts that share
+// cores without its knowing, such as containers or network namespaces on
+// one machine, are not marked). dup is false under Open MPI, whose
+// MPI_Comm_idup needs many rounds of progress, which a paced wait turns
+// into hundreds of microseconds; the collective calls then precede a
+// blocking duplicate by a paced barrier.
 func Polite() (reduce, dup bool) {
 	politeOnce.Do(func() {
 		l, err := get()
-		if err != nil || !l.Nonblocking() {
+		if err != nil {
 			return
 		}
 		v, err := l.LibraryVersion()
@@ -411,7 +436,7 @@ func Polite() (reduce, dup bool) {
 			return
 		}
 		politeReduce = true
-		politeDup = !strings.Contains(v, "Open MPI") && l.HasCommIdup()
+		politeDup = !strings.Contains(v, "Open MPI")
 	})
 	return politeReduce, politeDup
 }
