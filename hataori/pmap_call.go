@@ -83,25 +83,17 @@ func (s *slotStart) work(slot int) {
 // of a call: when callbacks run off the calling goroutine, GOMAXPROCS is
 // raised to the executor's computing goroutines plus one if it is lower (so
 // the coordinator never waits for a P behind busy workers: under mpirun a
-// rank bound to one core starts with GOMAXPROCS 1), and the coordinator's
-// thread gets a fine timer slack (Linux), so that its short back-off sleeps
-// are not stretched by the kernel's default 50 µs slack. The function it
-// returns restores both.
+// rank bound to one core starts with GOMAXPROCS 1). The function it
+// returns restores it. (The coordinator's fine timer slack comes with the
+// collective call itself: enterCollective.)
 func keepCoordinatorResponsive(exec slot.Executor) (restore func()) {
-	undoSlack := fineTimerSlack()
-	if !exec.Offloads() {
-		return undoSlack
-	}
 	need := exec.Threads() + 1
 	old := runtime.GOMAXPROCS(0)
-	if old >= need {
-		return undoSlack
+	if !exec.Offloads() || old >= need {
+		return func() {}
 	}
 	runtime.GOMAXPROCS(need)
-	return func() {
-		runtime.GOMAXPROCS(old)
-		undoSlack()
-	}
+	return func() { runtime.GOMAXPROCS(old) }
 }
 
 // foreignExec is what a carrier domain of package lanes holds: the lanes'

@@ -560,13 +560,7 @@ func (r *rootLoop[T, U]) malformed(from, s int, we *wire.Error) {
 	r.mu.Unlock()
 	switch {
 	case s < slots && state == sched.Running:
-		var b sched.Batch
-		r.locked(func() (err error) {
-			b, err = r.sch.FailRunning(from, s)
-			return err
-		})
-		r.done.Add(int64(b.Count))
-		r.addCallLocked(int64(b.Start), sched.ClassWire, KindWire, msg, we)
+		r.failRunning(from, s, KindWire, msg, we)
 	case s < slots && state == sched.Idle:
 		r.mu.Lock()
 		r.sch.Fail()

@@ -60,9 +60,11 @@ func get() (*mpiabi.Lib, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkCollectiveSymbols(l); err != nil {
+	idup, err := checkCollectiveSymbols(l)
+	if err != nil {
 		return nil, err
 	}
+	politeDup = idup // published by lib.Store
 	lib.Store(l)
 	return l, nil
 }
@@ -71,22 +73,25 @@ func get() (*mpiabi.Lib, error) {
 // collective calls' control collectives need (see Polite): optional for
 // package mpiabi, required here, because every rank of a job must choose
 // the same collectives, and a rank that silently fell back to blocking
-// ones would leave the others waiting in nonblocking ones for ever.
-func checkCollectiveSymbols(l *mpiabi.Lib) error {
+// ones would leave the others waiting in nonblocking ones for ever. It
+// also reports whether the collective calls duplicate with Idup: not under
+// Open MPI (see Polite).
+func checkCollectiveSymbols(l *mpiabi.Lib) (idup bool, err error) {
 	missing := ""
 	v, err := l.LibraryVersion()
+	idup = err == nil && !strings.Contains(v, "Open MPI")
 	switch {
 	case err != nil:
 		missing = "MPIABI_Get_library_version"
 	case !l.Nonblocking():
 		missing = "MPIABI_Test, MPIABI_Ibarrier or MPIABI_Iallreduce"
-	case !strings.Contains(v, "Open MPI") && !l.HasCommIdup():
+	case idup && !l.HasCommIdup():
 		missing = "MPIABI_Comm_idup"
 	}
 	if missing == "" {
-		return nil
+		return idup, nil
 	}
-	return &mpiabi.LoadError{Var: "MPI_RT_LIB", Path: os.Getenv("MPI_RT_LIB"), Stage: "dlsym", Symbol: missing,
+	return false, &mpiabi.LoadError{Var: "MPI_RT_LIB", Path: os.Getenv("MPI_RT_LIB"), Stage: "dlsym", Symbol: missing,
 		Err: fmt.Errorf("%w: Hataori's collective calls need MPI-3 nonblocking collectives (rebuild an older wrapper with scripts/build-wrappers.sh)", mpiabi.ErrMissingSymbol)}
 }
 
@@ -426,25 +431,15 @@ func AllreduceMinInt64s(c Handle, in, out []int64) error {
 // into hundreds of microseconds; the collective calls then precede a
 // blocking duplicate by a paced barrier.
 func Polite() (reduce, dup bool) {
-	politeOnce.Do(func() {
-		l, err := get()
-		if err != nil {
-			return
-		}
-		v, err := l.LibraryVersion()
-		if err != nil {
-			return
-		}
-		politeReduce = true
-		politeDup = !strings.Contains(v, "Open MPI")
-	})
-	return politeReduce, politeDup
+	if _, err := get(); err != nil {
+		return false, false
+	}
+	return true, politeDup
 }
 
-var (
-	politeOnce              sync.Once
-	politeReduce, politeDup bool
-)
+// politeDup is Polite's dup, decided when the library is loaded (written
+// before lib is published, read only after).
+var politeDup bool
 
 // Ibarrier starts a barrier on c; complete it with Test.
 func Ibarrier(c Handle) (Request, error) {

@@ -33,7 +33,7 @@ func TestCollectiveSymbolsRequired(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Open(fake) = %v", err)
 	}
-	err = checkCollectiveSymbols(l)
+	_, err = checkCollectiveSymbols(l)
 	var le *mpiabi.LoadError
 	if !errors.As(err, &le) || !errors.Is(err, mpiabi.ErrMissingSymbol) || !strings.Contains(le.Symbol, "MPIABI_Iallreduce") {
 		t.Fatalf("checkCollectiveSymbols(fake) = %v; want a *LoadError naming MPIABI_Iallreduce and matching ErrMissingSymbol", err)
