@@ -45,6 +45,7 @@ import (
 
 	"github.com/hataori/hataori-go/hataori"
 	"github.com/hataori/hataori-go/mpiabi"
+	"github.com/hataori/hataori-go/scripts/bench/internal/rawmpi"
 )
 
 func init() { runtime.LockOSThread() }
@@ -61,23 +62,12 @@ func main() {
 	largeReps := flag.Int("large-reps", 9, "repetitions for payloads above 8 MiB")
 	frameReps := flag.Int("frame-reps", 100, "repetitions of the frame-layout ping-pong (0: skip it)")
 	flag.Parse()
-	if _, err := hataori.InitThread(hataori.ThreadFunneled); err != nil {
-		log.Fatal(err)
-	}
-	defer func() { _ = hataori.Finalize() }()
-	comm, err := hataori.World()
+	comm, l, w, finalize, err := rawmpi.World()
 	if err != nil {
 		log.Fatal(err)
 	}
-	// Hataori initialised MPI; Load returns the library its backend
-	// opened, and the world's handle is that library's MPI_COMM_WORLD.
-	if lib, err = mpiabi.Load(); err != nil {
-		log.Fatal(err)
-	}
-	world = mpiabi.Comm(comm.Handle())
-	if world != lib.CommWorld {
-		log.Fatalf("hataori.World().Handle() = %#x, mpiabi CommWorld = %#x", world, lib.CommWorld)
-	}
+	defer finalize()
+	lib, world = l, w
 	rank, _ := comm.Rank()
 	size, _ := comm.Size()
 	if size < 2 {

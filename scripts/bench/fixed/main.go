@@ -39,6 +39,7 @@ import (
 
 	"github.com/hataori/hataori-go/hataori"
 	"github.com/hataori/hataori-go/mpiabi"
+	"github.com/hataori/hataori-go/scripts/bench/internal/rawmpi"
 )
 
 func init() { runtime.LockOSThread() }
@@ -48,20 +49,11 @@ func main() {
 	warmup := flag.Int("warmup", 5, "discarded repetitions before the measured ones")
 	nItems := flag.Int("items", 8, "items per Pmap call")
 	flag.Parse()
-	if _, err := hataori.InitThread(hataori.ThreadFunneled); err != nil {
-		log.Fatal(err)
-	}
-	defer func() { _ = hataori.Finalize() }()
-	world, err := hataori.World()
+	world, lib, w, finalize, err := rawmpi.World()
 	if err != nil {
 		log.Fatal(err)
 	}
-	// Hataori initialised MPI; Load returns the library its backend opened.
-	lib, err := mpiabi.Load()
-	if err != nil {
-		log.Fatal(err)
-	}
-	w := mpiabi.Comm(world.Handle())
+	defer finalize()
 	rank, err := world.Rank()
 	if err != nil {
 		log.Fatal(err)

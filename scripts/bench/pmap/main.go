@@ -169,6 +169,26 @@ func (e *env) bcastUint64(v uint64) (uint64, error) {
 // rankInfo is one line per rank: its allowed CPUs and GOMAXPROCS now (the
 // launcher's binding), and, when during > 0, GOMAXPROCS as a callback saw
 // it during the last call (Pmap raises it to the computing goroutines + 1).
+// openDomain makes this rank's NewLocalDomain (the README's hybrid
+// configuration) and prints header, then one line per rank: its allowed
+// CPUs, GOMAXPROCS and its domain's workers.
+func (e *env) openDomain(header string) (*hataori.Domain, error) {
+	d, err := hataori.NewLocalDomain()
+	if err != nil {
+		return nil, err
+	}
+	info, err := e.gather(fmt.Sprintf("rank %d: allowed CPUs %v, GOMAXPROCS %d; NewLocalDomain: %d workers", e.rank, allowedCPUs(), runtime.GOMAXPROCS(0), d.Workers()))
+	if err != nil {
+		d.Close()
+		return nil, err
+	}
+	e.printf("%s\n", header)
+	for _, s := range info {
+		e.printf("  %s\n", s)
+	}
+	return d, nil
+}
+
 func (e *env) rankInfo(during int64) ([]string, error) {
 	s := fmt.Sprintf("rank %d: allowed CPUs %v, GOMAXPROCS %d", e.rank, allowedCPUs(), runtime.GOMAXPROCS(0))
 	if during > 0 {

@@ -65,19 +65,11 @@ func overhead(e *env) error {
 		return fmt.Errorf("needs at least 2 ranks")
 	}
 	const n = 20000
-	d, err := hataori.NewLocalDomain()
+	d, err := e.openDomain(fmt.Sprintf("overhead (%d trivial items, %d ranks, %d rounds)", n, e.size, rounds))
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	info, err := e.rankInfo(0)
-	if err != nil {
-		return err
-	}
-	e.printf("overhead (%d trivial items, %d ranks, %d rounds)\n", n, e.size, rounds)
-	for _, s := range info {
-		e.printf("  %s; NewLocalDomain: %d workers\n", s, d.Workers())
-	}
 	variants := []*overheadVariant{
 		{name: "mpi-only", batch: 1}, {name: "mpi-only", batch: 64},
 		{name: "hybrid", dom: d, mode: hataori.Outer, batch: 1}, {name: "hybrid", dom: d, mode: hataori.Outer, batch: 64},

@@ -68,20 +68,11 @@ func payload(e *env) error {
 	if err != nil {
 		return err
 	}
-	d, err := hataori.NewLocalDomain()
+	d, err := e.openDomain(fmt.Sprintf("payload (%d results of 1 MiB []float64 per call, %d ranks, batch 1, %d rounds)", payloadN, e.size, payloadRound))
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	info, err := e.rankInfo(0)
-	if err != nil {
-		return err
-	}
-
-	e.printf("payload (%d results of 1 MiB []float64 per call, %d ranks, batch 1, %d rounds)\n", payloadN, e.size, payloadRound)
-	for _, s := range info {
-		e.printf("  %s; NewLocalDomain: %d workers\n", s, d.Workers())
-	}
 	e.printf("  transport ceiling (one buffer re-sent and re-received, no allocation): %.0f µs/MiB = %.0f MB/s\n",
 		us(ceiling), mbps(ceiling))
 	variants := []struct {

@@ -38,19 +38,11 @@ func remote(e *env) error {
 	if e.size != 2 {
 		return fmt.Errorf("needs exactly 2 ranks")
 	}
-	d, err := hataori.NewLocalDomain()
+	d, err := e.openDomain(fmt.Sprintf("remote (%d items of ~%v returning 1 MiB []float64, %d ranks, batch 1, %d rounds)", remoteN, remoteCost, e.size, rounds))
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	info, err := e.rankInfo(0)
-	if err != nil {
-		return err
-	}
-	e.printf("remote (%d items of ~%v returning 1 MiB []float64, %d ranks, batch 1, %d rounds)\n", remoteN, remoteCost, e.size, rounds)
-	for _, s := range info {
-		e.printf("  %s; NewLocalDomain: %d workers\n", s, d.Workers())
-	}
 	variants := []struct {
 		name  string
 		dom   *hataori.Domain

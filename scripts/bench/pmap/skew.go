@@ -68,20 +68,12 @@ func skew(e *env) error {
 		total += d
 		longest = max(longest, d)
 	}
-	d, err := hataori.NewLocalDomain()
+	d, err := e.openDomain(fmt.Sprintf("skew (%d items, batch 1, %d ranks, %d rounds): total %v, longest %v", len(ds), e.size, rounds,
+		total.Round(time.Millisecond), longest.Round(time.Millisecond)))
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	info, err := e.rankInfo(0)
-	if err != nil {
-		return err
-	}
-	e.printf("skew (%d items, batch 1, %d ranks, %d rounds): total %v, longest %v\n", len(ds), e.size, rounds,
-		total.Round(time.Millisecond), longest.Round(time.Millisecond))
-	for _, s := range info {
-		e.printf("  %s; NewLocalDomain: %d workers\n", s, d.Workers())
-	}
 	variants := []*skewVariant{
 		{name: "mpi-only", mode: hataori.Sequential},
 		{name: "hybrid", dom: d, mode: hataori.Outer},
