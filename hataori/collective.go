@@ -181,6 +181,37 @@ func (k *collective) agreeAndCompare(v int64, local *failure) (same bool, agreed
 	return true, agreed, err
 }
 
+// preflightAgree is the preflight agreement of every collective call
+// (Pmap's word is its packed options, a data collective's its operation
+// and root): one reduction (agreeAndCompare) of word and the vote for
+// local, this rank's first failing check computed as if every rank had
+// passed the same word. When the words differ, rank 0 broadcasts its word,
+// every rank reruns its checks against it (recheck) and a second agreement
+// decides; some rank must then fail. The calls are the same in every
+// branch for every kind of collective call, so that ranks that entered
+// different ones also fail together. It returns the agreed failure (nil
+// when every rank passed); MPI failures abort the job.
+func (k *collective) preflightAgree(word int64, local *failure, recheck func(ref int64) *failure) *agreedFailure {
+	same, af, err := k.agreeAndCompare(word, local)
+	if err != nil {
+		k.abortTransport(err)
+	}
+	if same {
+		return af
+	}
+	ref, err := k.bcastInt64(0, word)
+	if err != nil {
+		k.abortTransport(err)
+	}
+	if af, err = k.agree(recheck(ref)); err != nil {
+		k.abortTransport(err)
+	}
+	if af == nil {
+		k.abortProtocol("preflight words differ between ranks, but every rank passed its checks against rank 0's")
+	}
+	return af
+}
+
 // failVote is a rank's contribution to agree's MIN: its rank when local
 // failed, the size when it passed.
 func (k *collective) failVote(local *failure) int32 {

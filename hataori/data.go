@@ -117,25 +117,13 @@ func dataRun(ctx context.Context, k *collective, op dataOp, root int, typeErr er
 	// (computed as if every rank called the same operation with the same
 	// root, which it then did; when they differ, this rank's prepare may
 	// have encoded values for nothing, on that failure path only).
+	// When the words differ, every rank that called a data collective
+	// fails, whatever rank 0 called.
 	word := dataWord | int64(op)<<32 | int64(uint32(r))
-	same, agreed, err := k.agreeAndCompare(word, local)
-	if err != nil {
-		k.abortTransport(err)
-	}
-	if !same {
-		// The same calls as Pmap's differing-options path (rank 0's word,
-		// then an agreement), so that ranks that called Pmap and ranks
-		// that called a data collective also fail together. Every rank
-		// that called a data collective fails this check.
-		if _, err := k.bcastInt64(0, word); err != nil {
-			k.abortTransport(err)
-		}
-		local = &failure{Code: failRoot, Err: ErrOptionsDiffer, Message: fmt.Sprintf(
+	agreed := k.preflightAgree(word, local, func(int64) *failure {
+		return &failure{Code: failRoot, Err: ErrOptionsDiffer, Message: fmt.Sprintf(
 			"ranks called different collectives or passed different roots (rank %d called %s with root %d)", k.rank, op, root)}
-		if agreed, err = k.agree(local); err != nil {
-			k.abortTransport(err)
-		}
-	}
+	})
 	if agreed != nil {
 		return &CollectiveError{Kind: KindPreflight, Rank: agreed.Rank, Op: op.String(), Message: agreed.Message, err: preflightCause(agreed)}
 	}

@@ -36,19 +36,25 @@ const (
 	KindCanceled
 )
 
-var kindNames = [...]string{
-	KindReentrant: "reentrant",
-	KindPreflight: "preflight",
-	KindUser:      "user",
-	KindWire:      "wire",
-	KindProtocol:  "protocol",
-	KindCanceled:  "canceled",
+// kinds holds each kind's name and sentinel.
+var kinds = [...]struct {
+	name     string
+	sentinel error
+}{
+	KindReentrant: {"reentrant", ErrReentrant},
+	KindPreflight: {"preflight", ErrPreflight},
+	KindUser:      {"user", ErrUser},
+	KindWire:      {"wire", ErrWire},
+	KindProtocol:  {"protocol", ErrProtocol},
+	KindCanceled:  {"canceled", ErrCanceled},
 }
+
+func (k ErrorKind) valid() bool { return k > 0 && int(k) < len(kinds) }
 
 // String returns the kind's name, for example "user".
 func (k ErrorKind) String() string {
-	if k > 0 && int(k) < len(kindNames) {
-		return kindNames[k]
+	if k.valid() {
+		return kinds[k].name
 	}
 	return fmt.Sprintf("ErrorKind(%d)", int(k))
 }
@@ -77,16 +83,7 @@ var (
 	ErrNotMainThread = errors.New("hataori: not the MPI main thread")
 )
 
-var kindSentinels = [...]error{
-	KindReentrant: ErrReentrant,
-	KindPreflight: ErrPreflight,
-	KindUser:      ErrUser,
-	KindWire:      ErrWire,
-	KindProtocol:  ErrProtocol,
-	KindCanceled:  ErrCanceled,
-}
-
 // is reports whether target is k's sentinel.
 func (k ErrorKind) is(target error) bool {
-	return k > 0 && int(k) < len(kindSentinels) && kindSentinels[k] == target
+	return k.valid() && kinds[k].sentinel == target
 }

@@ -48,24 +48,10 @@ func pmapPreflight(ctx context.Context, k *collective, exec slot.Executor, opts 
 		}
 		return local
 	}
-	// One reduction when the options agree: the checks run as if every
-	// rank had this rank's options, which is then the case.
-	same, af, err := k.agreeAndCompare(mine, checks(mine))
-	if err != nil {
-		k.abortTransport(err)
-	}
-	if !same {
-		ref, err := k.bcastInt64(0, mine)
-		if err != nil {
-			k.abortTransport(err)
-		}
-		if af, err = k.agree(checks(ref)); err != nil {
-			k.abortTransport(err)
-		}
-		if af == nil {
-			k.abortProtocol("options differ between ranks, but every rank passed the comparison with rank 0's")
-		}
-	}
+	// The checks run first as if every rank had this rank's options,
+	// which is then the case; when the options differ, again against rank
+	// 0's.
+	af := k.preflightAgree(mine, checks(mine), checks)
 	tracef("preflight ok=%v", af == nil)
 	if af == nil {
 		return nil
