@@ -53,15 +53,11 @@ func newRankEnv(t *testing.T) *rankEnv {
 
 // same reports whether every rank passed the same v (MIN of v and of ^v).
 func (e *rankEnv) same(v int64) bool {
-	lo, err := mpi.AllreduceMinInt64(mpi.World(), v)
-	if err != nil {
+	m := make([]int64, 2)
+	if err := mpi.AllreduceMinInt64s(mpi.World(), []int64{v, ^v}, m); err != nil {
 		e.t.Fatal(err)
 	}
-	hi, err := mpi.AllreduceMinInt64(mpi.World(), ^v)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return lo == ^hi
+	return m[0] == ^m[1]
 }
 
 // sum adds v over all ranks (gathered at rank 0 with point-to-point

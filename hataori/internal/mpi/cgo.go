@@ -13,10 +13,6 @@ package mpi
 #cgo nocallback hataori_iprobe
 #cgo noescape hataori_bcast
 #cgo nocallback hataori_bcast
-#cgo noescape hataori_allreduce_min_i32
-#cgo nocallback hataori_allreduce_min_i32
-#cgo noescape hataori_allreduce_min_i64
-#cgo nocallback hataori_allreduce_min_i64
 #cgo noescape hataori_allreduce_min_i64s
 #cgo nocallback hataori_allreduce_min_i64s
 #include "cgo_helpers.h"
@@ -218,22 +214,6 @@ func AnySource() int { return int(C.hataori_any_source()) }
 
 // AnyTag returns MPI_ANY_TAG.
 func AnyTag() int { return int(C.hataori_any_tag()) }
-
-// AllreduceMinInt32 returns the minimum of v over c.
-func AllreduceMinInt32(c Handle, v int32) (int32, error) {
-	assertMain("MPI_Allreduce")
-	var out C.int32_t
-	err := check("MPI_Allreduce", C.hataori_allreduce_min_i32(C.int32_t(v), &out, C.uintptr_t(c)))
-	return int32(out), err
-}
-
-// AllreduceMinInt64 returns the minimum of v over c.
-func AllreduceMinInt64(c Handle, v int64) (int64, error) {
-	assertMain("MPI_Allreduce")
-	var out C.int64_t
-	err := check("MPI_Allreduce", C.hataori_allreduce_min_i64(C.int64_t(v), &out, C.uintptr_t(c)))
-	return int64(out), err
-}
 
 // AllreduceMinInt64s sets out[i] to the minimum of in[i] over c, in one
 // MPI_Allreduce; in and out have the same, non-zero length.

@@ -116,14 +116,6 @@ static int hataori_iprobe(int src, int tag, uintptr_t c, int *out) {
 	return hataori_status_out(&st, out);
 }
 
-static int hataori_allreduce_min_i32(int32_t v, int32_t *out, uintptr_t c) {
-	return MPI_Allreduce(&v, out, 1, MPI_INT32_T, MPI_MIN, HATAORI_COMM(c));
-}
-
-static int hataori_allreduce_min_i64(int64_t v, int64_t *out, uintptr_t c) {
-	return MPI_Allreduce(&v, out, 1, MPI_INT64_T, MPI_MIN, HATAORI_COMM(c));
-}
-
 static int hataori_allreduce_min_i64s(const int64_t *in, int64_t *out, int n, uintptr_t c) {
 	return MPI_Allreduce(in, out, n, MPI_INT64_T, MPI_MIN, HATAORI_COMM(c));
 }

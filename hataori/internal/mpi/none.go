@@ -68,12 +68,6 @@ func AnySource() int { return -1 }
 // AnyTag returns -1 (no MPI: the value is never used).
 func AnyTag() int { return -1 }
 
-// AllreduceMinInt32 returns ErrNoBackend.
-func AllreduceMinInt32(Handle, int32) (int32, error) { return 0, ErrNoBackend }
-
-// AllreduceMinInt64 returns ErrNoBackend.
-func AllreduceMinInt64(Handle, int64) (int64, error) { return 0, ErrNoBackend }
-
 // AllreduceMinInt64s returns ErrNoBackend.
 func AllreduceMinInt64s(Handle, []int64, []int64) error { return ErrNoBackend }
 

@@ -28,8 +28,7 @@ func TestNoBackend(t *testing.T) {
 	_, calls["Recv"] = mpi.Recv(h, nil, 0, 0)
 	_, calls["Probe"] = mpi.Probe(h, 0, 0)
 	_, _, calls["Iprobe"] = mpi.Iprobe(h, 0, 0)
-	_, calls["AllreduceMinInt32"] = mpi.AllreduceMinInt32(h, 1)
-	_, calls["AllreduceMinInt64"] = mpi.AllreduceMinInt64(h, 1)
+	calls["AllreduceMinInt64s"] = mpi.AllreduceMinInt64s(h, []int64{1}, []int64{0})
 	for name, err := range calls {
 		if !errors.Is(err, mpi.ErrNoBackend) {
 			t.Errorf("%s = %v, want ErrNoBackend", name, err)

@@ -375,30 +375,6 @@ func AnyTag() int {
 	return l.AnyTag
 }
 
-// AllreduceMinInt32 returns the minimum of v over c.
-func AllreduceMinInt32(c Handle, v int32) (int32, error) {
-	l, err := get()
-	if err != nil {
-		return 0, err
-	}
-	assertMain("MPI_Allreduce")
-	in := [2]int32{v}
-	err = l.Allreduce(unsafe.Pointer(&in[0]), unsafe.Pointer(&in[1]), 1, l.Int32, l.Min, mpiabi.Comm(c))
-	return in[1], wrap(err)
-}
-
-// AllreduceMinInt64 returns the minimum of v over c.
-func AllreduceMinInt64(c Handle, v int64) (int64, error) {
-	l, err := get()
-	if err != nil {
-		return 0, err
-	}
-	assertMain("MPI_Allreduce")
-	in := [2]int64{v}
-	err = l.Allreduce(unsafe.Pointer(&in[0]), unsafe.Pointer(&in[1]), 1, l.Int64, l.Min, mpiabi.Comm(c))
-	return in[1], wrap(err)
-}
-
 // AllreduceMinInt64s sets out[i] to the minimum of in[i] over c, in one
 // MPI_Allreduce; in and out have the same, non-zero length.
 func AllreduceMinInt64s(c Handle, in, out []int64) error {

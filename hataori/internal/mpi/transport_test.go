@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -126,33 +127,39 @@ func checkDup(t *testing.T, world mpi.Handle, rank, size int) {
 	}
 }
 
-// checkAllreduce checks signed MIN reductions over int32 and int64.
+// checkAllreduce checks signed MIN reductions over int64 vectors, with
+// values within and beyond 32 bits, blocking and (where the backend offers
+// it) nonblocking.
 func checkAllreduce(t *testing.T, world mpi.Handle, rank, size int) {
 	t.Helper()
 	// 100, 50, 0, -50, ...: the minimum is negative from 4 ranks on, and
 	// an unsigned reduction would return the positive values instead.
-	want32 := int32(100 - 50*(size-1))
-	if got, err := mpi.AllreduceMinInt32(world, int32(100-50*rank)); err != nil || got != want32 {
-		t.Fatalf("AllreduceMinInt32 = %d, %v; want %d", got, err, want32)
-	}
-	v32 := int32(rank + 1)
+	// MinInt32 on the last rank; values beyond 32 bits, negative on every
+	// rank but rank 0; -1 on rank 0 against 2^50 elsewhere.
+	ext := int64(rank + 1)
 	if rank == size-1 {
-		v32 = math.MinInt32
-	}
-	if got, err := mpi.AllreduceMinInt32(world, v32); err != nil || got != math.MinInt32 {
-		t.Fatalf("AllreduceMinInt32 with MinInt32 = %d, %v", got, err)
-	}
-	// Values beyond 32 bits, negative on every rank but rank 0.
-	want64 := -int64(size-1)<<40 + 7
-	if got, err := mpi.AllreduceMinInt64(world, -int64(rank)<<40+7); err != nil || got != want64 {
-		t.Fatalf("AllreduceMinInt64 = %d, %v; want %d", got, err, want64)
+		ext = math.MinInt32
 	}
 	v64 := int64(1) << 50
 	if rank == 0 {
 		v64 = -1
 	}
-	if got, err := mpi.AllreduceMinInt64(world, v64); err != nil || got != -1 {
-		t.Fatalf("AllreduceMinInt64 = %d, %v; want -1", got, err)
+	in := []int64{int64(100 - 50*rank), ext, -int64(rank)<<40 + 7, v64}
+	want := []int64{int64(100 - 50*(size-1)), math.MinInt32, -int64(size-1)<<40 + 7, -1}
+	out := make([]int64, len(in))
+	if err := mpi.AllreduceMinInt64s(world, in, out); err != nil || !slices.Equal(out, want) {
+		t.Fatalf("AllreduceMinInt64s(%v) = %v, %v; want %v", in, out, err, want)
+	}
+	if reduce, _ := mpi.Polite(); !reduce {
+		return
+	}
+	out = make([]int64, len(in))
+	r, err := mpi.IallreduceMinInt64s(world, in, out)
+	for done := false; err == nil && !done; {
+		done, err = mpi.Test(&r)
+	}
+	if err != nil || !slices.Equal(out, want) {
+		t.Fatalf("IallreduceMinInt64s(%v) = %v, %v; want %v", in, out, err, want)
 	}
 }
 
