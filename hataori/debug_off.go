@@ -13,4 +13,6 @@ const traceOn = false
 func debugTaskSent()              {}
 func debugResultReceived()        {}
 func debugPrefetched(int)         {}
+func debugDueSleep()              {}
+func debugKickWait()              {}
 func debugRootStats(*sched.Stats) {}

@@ -24,6 +24,17 @@ var (
 func debugTaskSent()       { debugTasks.Add(1) }
 func debugResultReceived() { debugResults.Add(1) }
 
+// Waits on a rank with one CPU (docs/ARCHITECTURE.md, "Waiting on a
+// shared core"): the root coordinator's sleeps timed by a due RESULT, and
+// the remote slots' and coordinator's futex waits on their kicks.
+var (
+	debugDueSleeps atomic.Int64
+	debugKickWaits atomic.Int64
+)
+
+func debugDueSleep() { debugDueSleeps.Add(1) }
+func debugKickWait() { debugKickWaits.Add(1) }
+
 // debugPrefetchMax is the most batches a remote rank held beyond its
 // running ones (its held TASKs minus its slots) in this process.
 var debugPrefetchMax atomic.Int64

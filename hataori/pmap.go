@@ -224,6 +224,7 @@ type call[T, U any] struct {
 	inline      bool // the coordinator runs the callbacks (MPI_THREAD_SINGLE)
 	prefetch    bool // a remote rank holds one batch beyond its running ones
 	spare       bool // the rank may use more CPUs than its computing goroutines
+	oneCPU      bool // the rank may use one CPU only (its slots share it with the coordinator)
 	rep         *report
 	pan         *panicSlot
 	out         []U // the root's result table
@@ -274,7 +275,7 @@ func pmapOn[T, U any](ctx context.Context, comm Comm, exec slot.Executor, opts O
 	c := &call[T, U]{
 		ctx: ctx, k: k, root: opts.Root, items: items, f: f, stopOnError: stopOnError && !collect, collect: collect,
 		inline: !exec.Offloads(), rep: newReport(k, opts.Root, collect), pan: newPanicSlot(),
-		spare: len(allowedCPUs()) > exec.Threads(),
+		spare: len(allowedCPUs()) > exec.Threads(), oneCPU: len(allowedCPUs()) == 1,
 	}
 	if k.rank == opts.Root {
 		c.stats, c.onProgress, c.progressEvery = opts.Stats, opts.OnProgress, opts.ProgressEvery

@@ -15,12 +15,23 @@ import (
 // locked OS thread in nanosleep (threadSleep), with a 1 µs timer slack for
 // the call (fineTimerSlack): a Go timer this short is rounded up to about
 // a millisecond by the runtime's netpoller, which would add that much
-// latency to every message that arrives while the coordinator sleeps.
-// Variables only so that benchmarks can vary them.
+// latency to every message that arrives while the coordinator sleeps. A
+// remote coordinator sleeps in a futex wait on a kick instead, which its
+// slots signal when they queue a RESULT (waitKick). Variables only so that
+// benchmarks can vary them.
 var (
 	spinFor    = 20 * time.Microsecond
 	backoffMin = 10 * time.Microsecond
 	backoffMax = 50 * time.Microsecond
+	// slotIdleWait bounds one wait of an idle remote slot for its next
+	// TASK (a futex wait on a kick: it ends at the TASK, or at a signal to
+	// the thread such as the runtime's preemption, so a stop-the-world
+	// does not wait for it).
+	slotIdleWait = 200 * time.Microsecond
+	// busyWait bounds a remote coordinator's wait while every logical
+	// slot of its rank holds a batch (ended early by the first to finish):
+	// the longest a CANCEL from the root, or the end of ctx, waits then.
+	busyWait = time.Millisecond
 )
 
 // backoff paces a polling loop.
@@ -40,6 +51,12 @@ func (b *backoff) reset() { b.since, b.d = time.Time{}, backoffMin }
 // rank may use is computing, since a spinning coordinator would take its
 // time from a slot on the same core.
 func (b *backoff) wait(spin bool, ready func() bool, wake <-chan struct{}) {
+	b.waitKick(spin, ready, wake, nil, 0)
+}
+
+// waitKick is wait whose sleep also ends when k's count moves past seen
+// (read by the caller before its round).
+func (b *backoff) waitKick(spin bool, ready func() bool, wake <-chan struct{}, k *kick, seen uint32) {
 	if b.since.IsZero() {
 		b.since = time.Now()
 	}
@@ -61,6 +78,10 @@ func (b *backoff) wait(spin bool, ready func() bool, wake <-chan struct{}) {
 		return
 	default:
 	}
-	threadSleep(b.d)
+	if k != nil {
+		k.wait(seen, b.d)
+	} else {
+		threadSleep(b.d)
+	}
 	b.d = min(2*b.d, backoffMax)
 }

@@ -36,6 +36,8 @@ type remoteLoop[T, U any] struct {
 	results chan slotResult // capacity logical: a finished slot never waits
 	free    chan []byte     // RESULT frames already sent, for reuse
 	held    int             // TASKs received whose RESULT is not yet sent
+	done    kick            // signalled by a slot that queued a RESULT
+	posted  kick            // signalled by the coordinator that queued a TASK (or closed the queue)
 
 	stopN      int64 // the input length, from the first STOP
 	canceled   bool
@@ -111,13 +113,18 @@ func (r *remoteLoop[T, U]) closeJobs() {
 	if !r.closed {
 		r.closed = true
 		close(r.jobs)
+		r.posted.signal()
 	}
 }
 
 // serve is the loop of slot s, on that slot's goroutine: it takes the next
 // TASK of any logical slot and runs it.
 func (r *remoteLoop[T, U]) serve(s int) {
-	for j := range r.jobs {
+	for {
+		j, ok := r.nextJob()
+		if !ok {
+			return
+		}
 		var scratch []byte
 		select {
 		case scratch = <-r.free:
@@ -125,9 +132,33 @@ func (r *remoteLoop[T, U]) serve(s int) {
 		}
 		res, ok := r.runTask(s, j, scratch)
 		if !ok {
-			return // a callback panicked: the coordinator aborts the job
+			r.done.signal() // a callback panicked: the coordinator aborts the job
+			return
 		}
 		r.results <- res
+		r.done.signal()
+	}
+}
+
+// nextJob waits for the next TASK of any logical slot (false once the
+// queue is closed). On a rank with one CPU it waits on the posted kick
+// rather than in a channel receive, so that the coordinator's hand-off
+// wakes this thread directly (see docs/ARCHITECTURE.md, "Waiting on a
+// shared core"); with more CPUs the runtime's own hand-off is cheaper.
+func (r *remoteLoop[T, U]) nextJob() (remoteJob, bool) {
+	if !r.c.oneCPU {
+		j, ok := <-r.jobs
+		return j, ok
+	}
+	for {
+		seen := r.posted.seq()
+		select {
+		case j, ok := <-r.jobs:
+			return j, ok
+		default:
+		}
+		debugKickWait()
+		r.posted.wait(seen, slotIdleWait)
 	}
 }
 
@@ -156,6 +187,7 @@ func (r *remoteLoop[T, U]) loop() {
 	ready := func() bool { return len(r.results) > 0 }
 	ctxDone := r.c.ctx.Done()
 	for !r.w.Stopped() || r.held > 0 {
+		seen := r.done.seq()
 		r.c.pan.check(r.k)
 		progressed := false
 		if !r.cancelSent {
@@ -184,7 +216,17 @@ func (r *remoteLoop[T, U]) loop() {
 			continue
 		}
 		// Spinning is free while no slot of this rank holds a batch.
-		b.wait(r.c.spare || r.held == 0, ready, r.c.pan.wake)
+		switch {
+		case !r.c.oneCPU:
+			b.wait(r.c.spare || r.held == 0, ready, r.c.pan.wake)
+		case r.held == r.logical:
+			// Every logical slot holds a batch: only a CANCEL can
+			// arrive, so wait for a slot to finish (or busyWait).
+			debugKickWait()
+			r.done.wait(seen, busyWait)
+		default:
+			b.waitKick(r.held == 0, ready, r.c.pan.wake, &r.done, seen)
+		}
 	}
 }
 
@@ -274,6 +316,7 @@ func (r *remoteLoop[T, U]) pollRoot() bool {
 		j := remoteJob{slot: s, h: h, id: id, payload: payload}
 		if !r.c.inline {
 			r.jobs <- j // never blocks: at most logical jobs are held
+			r.posted.signalOne()
 			return true
 		}
 		res, ok := r.runTask(0, j, r.scratch)

@@ -33,6 +33,7 @@ type rootLoop[T, U any] struct {
 	pan   *panicSlot
 
 	mu        sync.Mutex
+	due       dueTracker // when remote RESULTs are due (coordinator only)
 	sch       *sched.Scheduler
 	slots     int // the root's own slots
 	stopped   int // root slots that got STOP
@@ -107,6 +108,9 @@ func runRoot[T, U any](c *call[T, U], slots []int, pending []pendingReady, start
 		timing: c.stats != nil, meters: make([]slotMeter, slots[k.rank]),
 		sent: make([]int64, k.size), recv: make([]int64, k.size),
 		remote: make([]rankStats, k.size), haveRemote: make([]bool, k.size),
+	}
+	if c.oneCPU {
+		r.due = newDueTracker(slots, k.rank)
 	}
 	if c.stats != nil {
 		r.taskFlags |= taskStats
@@ -388,8 +392,30 @@ func (r *rootLoop[T, U]) loop(inline bool) {
 			b.reset()
 			continue
 		}
+		if r.c.oneCPU && r.computing.Load() > 0 && r.waitDue() {
+			continue
+		}
 		b.wait(r.c.spare || r.computing.Load() == 0, ready, r.pan.wake)
 	}
+}
+
+// waitDue is the coordinator's idle wait on a rank with one CPU while its
+// slot computes and a remote RESULT is expected (see dueTracker): it sleeps
+// until dueEarly before the RESULT is due (at most backoffMax, the poll
+// interval), or returns at once, to poll again, from then until dueSpin
+// after it. It reports false when no RESULT is expected then; the caller
+// backs off as usual.
+func (r *rootLoop[T, U]) waitDue() bool {
+	until, ok := r.due.next(int64(time.Since(r.c.t0)))
+	switch {
+	case !ok || until < -dueSpin:
+		return false
+	case until <= dueEarly:
+		return true // due: poll again without sleeping
+	}
+	debugDueSleep()
+	threadSleep(min(until-dueEarly, backoffMax))
+	return true
 }
 
 // progress calls the OnProgress hook, on the coordinator, when
@@ -513,6 +539,7 @@ func (r *rootLoop[T, U]) pollRemote() bool {
 		r.onReady(from, s, h.Status)
 	case wire.KindResult:
 		tracef("recv-result rank=%d slot=%d bytes=%d", from, s, len(payload))
+		r.due.resultIn(from, s, int64(time.Since(r.c.t0)))
 		r.onResult(from, s, h, payload)
 	case wire.KindDrain:
 		if v, err := parseInt64s(payload); err == nil {
@@ -613,6 +640,7 @@ func (r *rootLoop[T, U]) onReady(from, s int, status uint8) {
 		if err == nil {
 			buf[2] = r.taskFlags                   // the header's Status byte
 			r.send(from, withSlot(buf, s), "TASK") // a blocking send: buf is free again when it returns
+			r.due.taskSent(from, s, int64(time.Since(r.c.t0)))
 			r.taskBuf = buf
 			debugTaskSent()
 			return

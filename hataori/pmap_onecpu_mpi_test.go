@@ -1,0 +1,78 @@
+//go:build (mpirt || mpicgo) && hataoridebug
+
+package hataori
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hataori/hataori-go/hataori/mpitest"
+)
+
+// TestPmapOneCPU runs Pmap on two ranks bound to one core each (Open MPI's
+// default for two ranks; MPICH's -bind-to core), where the coordinators
+// wait as docs/ARCHITECTURE.md "Waiting on a shared core" says: it checks
+// by the debug counters that the root timed its sleeps by due RESULTs and
+// that the remote rank's slot and coordinator waited on their kicks, and
+// that every result came back in order, MPI-only and with a one-worker
+// domain, with and without prefetch.
+func TestPmapOneCPU(t *testing.T) {
+	if !mpitest.Child() {
+		t.Setenv(mpitest.OpenMPIArgsEnv, strings.TrimSpace(os.Getenv(mpitest.OpenMPIArgsEnv)+" --bind-to core"))
+		t.Setenv(mpitest.MPICHArgsEnv, strings.TrimSpace(os.Getenv(mpitest.MPICHArgsEnv)+" -bind-to core"))
+		mpitest.Run(t, mpitest.Config{Ranks: 2, Timeout: 2 * time.Minute, Test: "TestPmapOneCPU"})
+		return
+	}
+	e := newRankEnv(t)
+	if n := len(allowedCPUs()); n != 1 {
+		t.Fatalf("rank %d may use %d CPUs, want 1 (the job binds each rank to a core)", e.rank, n)
+	}
+	dom, err := NewLocalDomain()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dom.Close()
+	busy := func(x int) (int, error) {
+		// About 50 µs of work, so that the remote rank takes part.
+		end := time.Now().Add(50 * time.Microsecond)
+		for time.Now().Before(end) {
+		}
+		return 3 * x, nil
+	}
+	for _, c := range []struct {
+		name     string
+		dom      *Domain
+		prefetch bool
+	}{{"mpi-only", nil, false}, {"hybrid", dom, false}, {"mpi-only prefetch", nil, true}} {
+		due0, kick0 := debugDueSleeps.Load(), debugKickWaits.Load()
+		n := 2000
+		opts := Options{Prefetch: c.prefetch}
+		if c.dom != nil {
+			opts.Mode = Outer
+		}
+		out, err := Pmap(context.Background(), e.world, c.dom, opts, e.items(n), busy)
+		if err != nil {
+			t.Fatalf("%s: rank %d: %v", c.name, e.rank, err)
+		}
+		due, kick := debugDueSleeps.Load()-due0, debugKickWaits.Load()-kick0
+		if e.rank == 0 {
+			for i, v := range out {
+				if v != 3*i {
+					t.Fatalf("%s: out[%d] = %d, want %d", c.name, i, v, 3*i)
+				}
+			}
+			if due == 0 {
+				t.Errorf("%s: the root never timed a sleep by a due RESULT", c.name)
+			}
+		} else if kick == 0 {
+			t.Errorf("%s: rank %d never waited on a kick", c.name, e.rank)
+		}
+		// Agree before the next call, so that a failure shows as itself.
+		if !e.same(0) {
+			t.Fatal("ranks disagree")
+		}
+	}
+}

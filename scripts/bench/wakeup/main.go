@@ -1,0 +1,200 @@
+//go:build linux
+
+// Command wakeup measures, on one CPU shared by two threads (the case of a
+// rank that Open MPI binds to one core), what it costs a computing thread
+// when another thread on the same CPU wakes up: the hand-off costs that
+// bound Pmap's throughput with small items there (see scripts/bench-wakeup.sh
+// and docs/ARCHITECTURE.md, "Waiting on a shared core").
+//
+// A computing goroutine runs a fixed arithmetic chunk (about -chunk µs) in a
+// loop; its throughput alone is the baseline, measured right before each
+// case (interleaved, -rounds times, medians). Each case adds one partner on
+// the same CPU and reports the chunks lost per partner wake-up, in µs:
+//
+//	timer    a locked goroutine that sleeps 10 µs in raw nanosleep (1 µs
+//	         timer slack), as a Pmap coordinator backing off does
+//	futex    a locked goroutine that waits in raw FUTEX_WAIT and that the
+//	         computer wakes with FUTEX_WAKE after every chunk
+//	channel  a locked goroutine that the computer (locked too) wakes after
+//	         every chunk through a Go channel and that answers through
+//	         another: a round trip, two hand-offs through the Go scheduler
+//	         between locked goroutines
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+var sink atomic.Uint64
+
+// spin runs n rounds of arithmetic the compiler cannot remove.
+func spin(n int) {
+	x := uint64(n)
+	for i := 0; i < n; i++ {
+		x = x*6364136223846793005 + 1442695040888963407
+	}
+	sink.Add(x)
+}
+
+// run computes chunks for d with partner (if any) started beside it and
+// returns chunks per second and partner wake-ups.
+func run(k int, d time.Duration, partner func(stop *atomic.Bool, afterChunk chan struct{}) *atomic.Int64, notify func()) (float64, int64) {
+	var stop atomic.Bool
+	var wakes *atomic.Int64
+	if partner != nil {
+		wakes = partner(&stop, nil)
+	}
+	n := 0
+	t0 := time.Now()
+	for time.Since(t0) < d {
+		spin(k)
+		n++
+		if notify != nil {
+			notify()
+		}
+	}
+	el := time.Since(t0)
+	stop.Store(true)
+	if notify != nil {
+		notify()
+	}
+	time.Sleep(5 * time.Millisecond)
+	w := int64(0)
+	if wakes != nil {
+		w = wakes.Load()
+	}
+	return float64(n) / el.Seconds(), w
+}
+
+func main() {
+	chunk := flag.Float64("chunk", 20, "µs per computing chunk (calibrated)")
+	rounds := flag.Int("rounds", 5, "interleaved rounds (medians)")
+	dur := flag.Duration("d", 300*time.Millisecond, "duration of each measurement")
+	flag.Parse()
+
+	// One CPU for the whole process, two Ps: the computer and the partner
+	// each hold one, as a Pmap call's slot and coordinator do.
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	cpu := -1
+	for i := 0; i < 1024 && cpu < 0; i++ {
+		if set.IsSet(i) {
+			cpu = i
+		}
+	}
+	set.Zero()
+	set.Set(cpu)
+	runtime.LockOSThread()
+	_ = unix.SchedSetaffinity(0, &set) // this thread; threads it creates inherit it
+	runtime.GOMAXPROCS(2)
+	pin := func() { runtime.LockOSThread(); _ = unix.SchedSetaffinity(0, &set) }
+
+	// Calibrate the chunk.
+	k := 1000
+	for {
+		t0 := time.Now()
+		spin(k)
+		if el := time.Since(t0); el > 200*time.Microsecond {
+			k = int(float64(k) * *chunk / (float64(el) / 1e3))
+			break
+		}
+		k *= 2
+	}
+
+	timer := func(stop *atomic.Bool, _ chan struct{}) *atomic.Int64 {
+		var n atomic.Int64
+		go func() {
+			pin()
+			_ = unix.Prctl(unix.PR_SET_TIMERSLACK, 1000, 0, 0, 0)
+			ts := unix.NsecToTimespec(10_000)
+			for !stop.Load() {
+				_, _, _ = unix.RawSyscall(unix.SYS_NANOSLEEP, uintptr(unsafe.Pointer(&ts)), 0, 0)
+				n.Add(1)
+			}
+		}()
+		time.Sleep(time.Millisecond)
+		return &n
+	}
+	var word atomic.Uint32
+	futexWait := func(stop *atomic.Bool, _ chan struct{}) *atomic.Int64 {
+		var n atomic.Int64
+		go func() {
+			pin()
+			ts := unix.NsecToTimespec(int64(time.Millisecond))
+			for !stop.Load() {
+				if word.Swap(0) == 0 {
+					_, _, _ = unix.RawSyscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(&word)), 0|128, 0, uintptr(unsafe.Pointer(&ts)), 0, 0)
+					continue
+				}
+				n.Add(1)
+			}
+		}()
+		time.Sleep(time.Millisecond)
+		return &n
+	}
+	futexWake := func() {
+		word.Store(1)
+		_, _, _ = unix.RawSyscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(&word)), 1|128, 1, 0, 0, 0)
+	}
+	ping, pong := make(chan struct{}), make(chan struct{})
+	channel := func(stop *atomic.Bool, _ chan struct{}) *atomic.Int64 {
+		var n atomic.Int64
+		go func() {
+			pin()
+			for range ping {
+				n.Add(1)
+				pong <- struct{}{}
+				if stop.Load() {
+					return
+				}
+			}
+		}()
+		time.Sleep(time.Millisecond)
+		return &n
+	}
+	chanNotify := func() { ping <- struct{}{}; <-pong }
+
+	cases := []struct {
+		name    string
+		partner func(*atomic.Bool, chan struct{}) *atomic.Int64
+		notify  func()
+	}{
+		{"timer", timer, nil},
+		{"futex", futexWait, futexWake},
+		{"channel", channel, chanNotify},
+	}
+	cost := make(map[string][]float64)
+	for range *rounds {
+		for _, c := range cases {
+			base, _ := run(k, *dur, nil, nil)
+			with, wakes := run(k, *dur, c.partner, c.notify)
+			lostPerSec := 1 - with/base // fraction of the CPU lost
+			if wakes > 0 {
+				perWake := lostPerSec * dur.Seconds() / float64(wakes) * 1e6
+				cost[c.name] = append(cost[c.name], perWake)
+			}
+		}
+	}
+	fmt.Printf("one CPU (%d), GOMAXPROCS 2, chunks of ~%.0f µs, %d interleaved rounds of %v:\n", cpu, *chunk, *rounds, *dur)
+	for _, c := range cases {
+		v := cost[c.name]
+		slices.Sort(v)
+		if len(v) == 0 {
+			fmt.Printf("  %-8s no wake-ups\n", c.name)
+			continue
+		}
+		fmt.Printf("  %-8s %6.1f µs of the computing thread lost per wake-up (median; min %.1f, max %.1f)\n", c.name, v[len(v)/2], v[0], v[len(v)-1])
+	}
+}
