@@ -1,10 +1,12 @@
 //go:build linux
 
-// Command wakeup measures, on one CPU shared by two threads (the case of a
-// rank that Open MPI binds to one core), what it costs a computing thread
-// when another thread on the same CPU wakes up: the hand-off costs that
-// bound Pmap's throughput with small items there (see scripts/bench-wakeup.sh
-// and docs/ARCHITECTURE.md, "Waiting on a shared core").
+// Command machine measures two costs of this machine that bound Pmap's
+// figures here (see scripts/bench-machine.sh, README "Performance" and
+// docs/ARCHITECTURE.md, "Waiting on a shared core").
+//
+// Wake-ups: on one CPU shared by two threads (the case of a rank that Open
+// MPI binds to one core), what it costs a computing thread when another
+// thread on the same CPU wakes up.
 //
 // A computing goroutine runs a fixed arithmetic chunk (about -chunk µs) in a
 // loop; its throughput alone is the baseline, measured right before each
@@ -19,6 +21,11 @@
 //	         every chunk through a Go channel and that answers through
 //	         another: a round trip, two hand-offs through the Go scheduler
 //	         between locked goroutines
+//
+// Memory: writing -mib MiB of fresh anonymous memory (first touch: a page
+// fault per 4 KiB page) and writing it again (second touch), in µs per
+// MiB: every remote result of a Pmap is received into fresh memory that
+// the caller keeps.
 package main
 
 import (
@@ -79,6 +86,7 @@ func main() {
 	chunk := flag.Float64("chunk", 20, "µs per computing chunk (calibrated)")
 	rounds := flag.Int("rounds", 5, "interleaved rounds (medians)")
 	dur := flag.Duration("d", 300*time.Millisecond, "duration of each measurement")
+	mib := flag.Int("mib", 64, "MiB of fresh memory to touch")
 	flag.Parse()
 
 	// One CPU for the whole process, two Ps: the computer and the partner
@@ -197,4 +205,40 @@ func main() {
 		}
 		fmt.Printf("  %-8s %6.1f µs of the computing thread lost per wake-up (median; min %.1f, max %.1f)\n", c.name, v[len(v)/2], v[0], v[len(v)-1])
 	}
+	var first, second []float64
+	for range *rounds {
+		f, s, err := touch(*mib)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		first, second = append(first, f), append(second, s)
+	}
+	slices.Sort(first)
+	slices.Sort(second)
+	fmt.Printf("memory (%d MiB, %d rounds): first touch %.0f µs/MiB, second touch %.0f µs/MiB (medians)\n", *mib, *rounds, first[len(first)/2], second[len(second)/2])
+}
+
+// touch copies into every byte of n MiB of fresh anonymous memory twice
+// and returns the µs per MiB of each pass.
+func touch(n int) (first, second float64, err error) {
+	b, err := unix.Mmap(-1, 0, n<<20, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer func() { _ = unix.Munmap(b) }()
+	src := make([]byte, 1<<20)
+	pass := func(v byte) float64 {
+		for i := range src {
+			src[i] = v
+		}
+		t0 := time.Now()
+		for off := 0; off < len(b); off += len(src) {
+			copy(b[off:], src) // as MPI copies a message into its buffer
+		}
+		return float64(time.Since(t0).Microseconds()) / float64(n)
+	}
+	first = pass(1)
+	second = pass(2)
+	return first, second, nil
 }
