@@ -109,7 +109,9 @@ func runRoot[T, U any](c *call[T, U], slots []int, pending []pendingReady, start
 		sent: make([]int64, k.size), recv: make([]int64, k.size),
 		remote: make([]rankStats, k.size), haveRemote: make([]bool, k.size),
 	}
-	if c.oneCPU {
+	if c.oneCPU && !c.prefetch {
+		// With prefetch a remote slot's next TASK waits in its queue, so
+		// the root's timing matters less than the polls it would spend.
 		r.due = newDueTracker(slots, k.rank)
 	}
 	if c.stats != nil {
