@@ -36,6 +36,7 @@ type remoteLoop[T, U any] struct {
 	results chan slotResult // capacity logical: a finished slot never waits
 	free    chan []byte     // RESULT frames already sent, for reuse
 	held    int             // TASKs received whose RESULT is not yet sent
+	kicks   bool            // hand-offs through done and posted (one CPU, no prefetch)
 	done    kick            // signalled by a slot that queued a RESULT
 	posted  kick            // signalled by the coordinator that queued a TASK (or closed the queue)
 
@@ -87,6 +88,10 @@ func runRemote[T, U any](c *call[T, U], slots int, start func(serve func(int))) 
 		jobs: make(chan remoteJob, logical), results: make(chan slotResult, logical),
 		free: make(chan []byte, logical), meters: make([]slotMeter, slots),
 	}
+	// With prefetch the slot that finishes finds its next TASK queued and
+	// the coordinator has a READY outstanding most of the time: the kicks
+	// gained nothing measurable there, so such calls keep the plain waits.
+	r.kicks = c.oneCPU && logical == slots
 	defer r.closeJobs()
 	if c.inline {
 		start(nil)
@@ -141,12 +146,12 @@ func (r *remoteLoop[T, U]) serve(s int) {
 }
 
 // nextJob waits for the next TASK of any logical slot (false once the
-// queue is closed). On a rank with one CPU it waits on the posted kick
+// queue is closed). On a rank with one CPU (without prefetch) it waits on the posted kick
 // rather than in a channel receive, so that the coordinator's hand-off
 // wakes this thread directly (see docs/ARCHITECTURE.md, "Waiting on a
 // shared core"); with more CPUs the runtime's own hand-off is cheaper.
 func (r *remoteLoop[T, U]) nextJob() (remoteJob, bool) {
-	if !r.c.oneCPU {
+	if !r.kicks {
 		j, ok := <-r.jobs
 		return j, ok
 	}
@@ -217,7 +222,7 @@ func (r *remoteLoop[T, U]) loop() {
 		}
 		// Spinning is free while no slot of this rank holds a batch.
 		switch {
-		case !r.c.oneCPU:
+		case !r.kicks:
 			b.wait(r.c.spare || r.held == 0, ready, r.c.pan.wake)
 		case r.held == r.logical:
 			// Every logical slot holds a batch: only a CANCEL can
