@@ -146,10 +146,11 @@ func (r *remoteLoop[T, U]) serve(s int) {
 }
 
 // nextJob waits for the next TASK of any logical slot (false once the
-// queue is closed). On a rank with one CPU (without prefetch) it waits on the posted kick
-// rather than in a channel receive, so that the coordinator's hand-off
-// wakes this thread directly (see docs/ARCHITECTURE.md, "Waiting on a
-// shared core"); with more CPUs the runtime's own hand-off is cheaper.
+// queue is closed). On a rank with one CPU, without prefetch, it waits on
+// the posted kick rather than in a channel receive, so that the
+// coordinator's hand-off wakes this thread directly (see
+// docs/ARCHITECTURE.md, "Waiting on a shared core"); with more CPUs the
+// runtime's own hand-off is cheaper.
 func (r *remoteLoop[T, U]) nextJob() (remoteJob, bool) {
 	if !r.kicks {
 		j, ok := <-r.jobs
