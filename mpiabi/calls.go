@@ -66,6 +66,19 @@ func (l *Lib) call(name string, fn uintptr, args ...uintptr) error {
 	return l.check(name, r)
 }
 
+// callHandle calls fn(args..., &h), which returns an MPI error code and
+// writes one handle h (a communicator or a request), and returns h.
+func (l *Lib) callHandle(name string, fn uintptr, args ...uintptr) (uintptr, error) {
+	k := l.spare.get()
+	k.u = 0
+	n := copy(k.args[:], args)
+	k.args[n] = uintptr(unsafe.Pointer(&k.u))
+	r := k.do(fn, k.args[:n+1]...)
+	h := k.u
+	l.spare.put(k)
+	return h, l.check(name, r)
+}
+
 // InitThread initialises MPI asking for thread level required (one of
 // l.Thread*) and returns the level provided (MPI_Init_thread). Call it from
 // the main goroutine locked to its thread (see the package documentation).
@@ -116,12 +129,8 @@ func (l *Lib) IsThreadMain() (bool, error) {
 
 // CommDup duplicates c (MPI_Comm_dup, collective over c).
 func (l *Lib) CommDup(c Comm) (Comm, error) {
-	k := l.spare.get()
-	k.u = 0
-	r := k.do(l.fn.commDup, uintptr(c), uintptr(unsafe.Pointer(&k.u)))
-	d := Comm(k.u)
-	l.spare.put(k)
-	return d, l.check("MPIABI_Comm_dup", r)
+	d, err := l.callHandle("MPIABI_Comm_dup", l.fn.commDup, uintptr(c))
+	return Comm(d), err
 }
 
 // CommFree frees *c and sets it to l.CommNull (MPI_Comm_free).

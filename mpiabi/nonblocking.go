@@ -39,12 +39,8 @@ func (l *Lib) Ibarrier(c Comm) (Request, error) {
 	if l.fn.ibarrier == 0 {
 		return Request(l.RequestNull), l.missing("MPIABI_Ibarrier")
 	}
-	k := l.spare.get()
-	k.u = 0
-	r := k.do(l.fn.ibarrier, uintptr(c), uintptr(unsafe.Pointer(&k.u)))
-	req := Request(k.u)
-	l.spare.put(k)
-	return req, l.check("MPIABI_Ibarrier", r)
+	req, err := l.callHandle("MPIABI_Ibarrier", l.fn.ibarrier, uintptr(c))
+	return Request(req), err
 }
 
 // Iallreduce starts combining count elements of dt from send on every rank
@@ -58,14 +54,10 @@ func (l *Lib) Iallreduce(send, recv unsafe.Pointer, count int, dt Datatype, op O
 		return Request(l.RequestNull), l.missing("MPIABI_Iallreduce")
 	}
 	forceHeap2(uintptr(send), uintptr(recv))
-	k := l.spare.get()
-	k.u = 0
-	r := k.do(l.fn.iallreduce, uintptr(send), uintptr(recv), uintptr(count), uintptr(dt), uintptr(op), uintptr(c), uintptr(unsafe.Pointer(&k.u)))
-	req := Request(k.u)
-	l.spare.put(k)
+	req, err := l.callHandle("MPIABI_Iallreduce", l.fn.iallreduce, uintptr(send), uintptr(recv), uintptr(count), uintptr(dt), uintptr(op), uintptr(c))
 	runtime.KeepAlive(send)
 	runtime.KeepAlive(recv)
-	return req, l.check("MPIABI_Iallreduce", r)
+	return Request(req), err
 }
 
 // CommIdup starts duplicating c (MPI_Comm_idup) and returns the request to
@@ -81,13 +73,9 @@ func (l *Lib) CommIdup(c Comm, newcomm *Comm) (Request, error) {
 		return Request(l.RequestNull), &Error{Func: "MPIABI_Comm_idup", Code: -1, Text: "nil *Comm"}
 	}
 	forceHeap(uintptr(unsafe.Pointer(newcomm)))
-	k := l.spare.get()
-	k.u = 0
-	r := k.do(l.fn.commIdup, uintptr(c), uintptr(unsafe.Pointer(newcomm)), uintptr(unsafe.Pointer(&k.u)))
-	req := Request(k.u)
-	l.spare.put(k)
+	req, err := l.callHandle("MPIABI_Comm_idup", l.fn.commIdup, uintptr(c), uintptr(unsafe.Pointer(newcomm)))
 	runtime.KeepAlive(newcomm)
-	return req, l.check("MPIABI_Comm_idup", r)
+	return Request(req), err
 }
 
 // HasCommIdup reports whether the library exports MPIABI_Comm_idup.

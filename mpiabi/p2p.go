@@ -99,13 +99,9 @@ func (l *Lib) Isend(buf unsafe.Pointer, count int, dt Datatype, dest, tag int, c
 		return Request(l.RequestNull), l.missing("MPIABI_Isend")
 	}
 	forceHeap(uintptr(buf))
-	k := l.spare.get()
-	k.u = 0
-	r := k.do(l.fn.isend, uintptr(buf), uintptr(count), uintptr(dt), uintptr(dest), uintptr(tag), uintptr(c), uintptr(unsafe.Pointer(&k.u)))
-	req := Request(k.u)
-	l.spare.put(k)
+	req, err := l.callHandle("MPIABI_Isend", l.fn.isend, uintptr(buf), uintptr(count), uintptr(dt), uintptr(dest), uintptr(tag), uintptr(c))
 	runtime.KeepAlive(buf)
-	return req, l.check("MPIABI_Isend", r)
+	return Request(req), err
 }
 
 // Wait blocks until req completes (MPI_Wait) and fills st (nil:
