@@ -12,8 +12,9 @@ import (
 // mpi.Polite says (run-time backend only; the same choice on every rank):
 // MPI_Iallreduce, MPI_Comm_idup or MPI_Ibarrier completed by MPI_Test in a
 // loop paced by the coordinator's back-off (spin collectiveSpin, then
-// sleep 10 µs doubling to 50 µs, with the call's 1 µs timer slack). A blocking collective spins inside MPI (MPICH's always, Open
-// MPI's unless its launcher marked the node oversubscribed), so with more
+// sleep 10 µs doubling to 50 µs, with the call's 1 µs timer slack). A
+// blocking collective spins inside MPI (MPICH's always, Open MPI's unless
+// its launcher marked the node oversubscribed), so with more
 // ranks than cores the ranks that arrive first keep the cores from the
 // ranks they are waiting for: with 4 ranks on 2 cores under MPICH a
 // call's start-up took 17–80 ms, against about 1 ms polite. The cgo

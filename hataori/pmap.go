@@ -272,10 +272,11 @@ func pmapOn[T, U any](ctx context.Context, comm Comm, exec slot.Executor, opts O
 	defer keepCoordinatorResponsive(exec)()
 	items, _ := rootItems.Get()
 	collect := opts.OnError == CollectAll
+	cpus := len(allowedCPUs())
 	c := &call[T, U]{
 		ctx: ctx, k: k, root: opts.Root, items: items, f: f, stopOnError: stopOnError && !collect, collect: collect,
 		inline: !exec.Offloads(), rep: newReport(k, opts.Root, collect), pan: newPanicSlot(),
-		spare: len(allowedCPUs()) > exec.Threads(), oneCPU: len(allowedCPUs()) == 1,
+		spare: cpus > exec.Threads(), oneCPU: cpus == 1,
 	}
 	if k.rank == opts.Root {
 		c.stats, c.onProgress, c.progressEvery = opts.Stats, opts.OnProgress, opts.ProgressEvery

@@ -23,7 +23,6 @@ type dueTracker struct {
 	cycle int64   // estimated TASK→RESULT time in ns (0: none measured yet)
 	low   int64   // the lowest observation of the current window
 	seen  int     // observations in the current window
-	on    bool
 }
 
 const (
@@ -48,8 +47,7 @@ func newDueTracker(slots []int, root int) dueTracker {
 			n += s
 		}
 	}
-	d.on = n > 0 && n <= dueSlots
-	if d.on {
+	if n > 0 && n <= dueSlots {
 		d.sent = make([]int64, n)
 		for i := range d.sent {
 			d.sent[i] = -1
@@ -58,16 +56,20 @@ func newDueTracker(slots []int, root int) dueTracker {
 	return d
 }
 
+// active reports whether the tracker tracks anything (a zero tracker, or
+// one with no or too many remote slots, does not).
+func (d *dueTracker) active() bool { return len(d.sent) > 0 }
+
 // taskSent records that (rank, slot)'s TASK left at now.
 func (d *dueTracker) taskSent(rank, slot int, now int64) {
-	if d.on {
+	if d.active() {
 		d.sent[d.first[rank]+slot] = now
 	}
 }
 
 // resultIn records that (rank, slot)'s RESULT was received at now.
 func (d *dueTracker) resultIn(rank, slot int, now int64) {
-	if !d.on {
+	if !d.active() {
 		return
 	}
 	i := d.first[rank] + slot
@@ -95,7 +97,7 @@ func (d *dueTracker) resultIn(rank, slot int, now int64) {
 // due (negative: overdue by that much); ok is false when none is
 // outstanding or no estimate exists yet.
 func (d *dueTracker) next(now int64) (until time.Duration, ok bool) {
-	if !d.on || d.cycle == 0 {
+	if !d.active() || d.cycle == 0 {
 		return 0, false
 	}
 	best := int64(-1)

@@ -9,7 +9,7 @@ const us = int64(time.Microsecond)
 
 func TestDueTrackerEstimate(t *testing.T) {
 	d := newDueTracker([]int{1, 1}, 0) // the root (rank 0) and one remote slot
-	if !d.on {
+	if !d.active() {
 		t.Fatal("tracker off with one remote slot")
 	}
 	if _, ok := d.next(0); ok {
@@ -97,7 +97,7 @@ func TestDueTrackerOff(t *testing.T) {
 		{"too many remote slots", []int{1, dueSlots, 1}},
 	} {
 		d := newDueTracker(c.slots, 0)
-		if d.on {
+		if d.active() {
 			t.Errorf("%s: tracker on", c.name)
 		}
 		d.taskSent(len(c.slots)-1, 0, 0) // no effect, no panic

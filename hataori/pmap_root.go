@@ -394,7 +394,7 @@ func (r *rootLoop[T, U]) loop(inline bool) {
 			b.reset()
 			continue
 		}
-		if r.c.oneCPU && r.computing.Load() > 0 && r.waitDue() {
+		if r.due.active() && r.computing.Load() > 0 && r.waitDue() {
 			continue
 		}
 		b.wait(r.c.spare || r.computing.Load() == 0, ready, r.pan.wake)
