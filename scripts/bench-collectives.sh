@@ -25,14 +25,8 @@ eval "$(scripts/build-wrappers.sh)"
 CGO_ENABLED=0 go build -tags mpirt -o build/bench-collectives ./scripts/bench/collectives
 summary="$(mktemp)"
 trap 'rm -f "$summary"' EXIT
-run() { # run LABEL launcher args...
-	local label="$1" out
-	shift
-	echo "=== $label; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-	out="$("$@")" || { echo "$out"; echo "[$label] FAILED" | tee -a "$summary"; return 0; }
-	echo "$out"
-	grep '^  collectives ' <<<"$out" | sed "s|^  |[$label] |" >>"$summary" || true
-}
+. scripts/bench/run.sh
+run() { bench_run "$1" '^  collectives ' '^  ' "${@:2}"; }
 for n in 2 4; do
 	run "Open MPI, $n ranks" timeout 600 mpirun --oversubscribe -n "$n" -x MPI_RT_LIB="$HATAORI_WRAPPER_OPENMPI" build/bench-collectives "$@"
 done
@@ -41,6 +35,4 @@ if [ "${MPICH:-1}" != 0 ] && [ -n "${HATAORI_WRAPPER_MPICH:-}" ]; then
 		run "MPICH, $n ranks" env MPI_RT_LIB="$HATAORI_WRAPPER_MPICH" timeout 600 mpiexec.mpich -n "$n" build/bench-collectives "$@"
 	done
 fi
-echo
-echo "=== summary (load average now: $(cut -d' ' -f1-3 /proc/loadavg))"
-cat "$summary"
+bench_summary

@@ -22,14 +22,8 @@ mkdir -p build
 CGO_ENABLED=0 go build -tags mpirt -o build/bench-fixed ./scripts/bench/fixed
 summary="$(mktemp)"
 trap 'rm -f "$summary"' EXIT
-run() { # run LABEL command...
-	local label="$1" out
-	shift
-	echo "=== $label; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-	out="$("$@")" || { echo "$out"; echo "[$label] FAILED" | tee -a "$summary"; return 0; }
-	echo "$out"
-	grep '^  fixed ' <<<"$out" | sed "s|^  fixed [0-9]* ranks: |[$label] |" >>"$summary" || true
-}
+. scripts/bench/run.sh
+run() { bench_run "$1" '^  fixed ' '^  fixed [0-9]* ranks: ' "${@:2}"; }
 for n in 2 4; do
 	if [ "$which" = both ] || [ "$which" = openmpi ]; then
 		run "Open MPI, $n ranks" timeout 300 mpirun --oversubscribe -n "$n" -x MPI_RT_LIB="$HATAORI_WRAPPER_OPENMPI" build/bench-fixed -reps "$reps"
@@ -38,6 +32,4 @@ for n in 2 4; do
 		run "MPICH, $n ranks" env MPI_RT_LIB="$HATAORI_WRAPPER_MPICH" timeout 300 mpiexec.mpich -n "$n" build/bench-fixed -reps "$reps"
 	fi
 done
-echo
-echo "=== summary (load average now: $(cut -d' ' -f1-3 /proc/loadavg))"
-cat "$summary"
+bench_summary

@@ -38,7 +38,6 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
-	"sort"
 	"strings"
 	"time"
 	"unsafe"
@@ -46,6 +45,7 @@ import (
 	"github.com/hataori/hataori-go/hataori"
 	"github.com/hataori/hataori-go/mpiabi"
 	"github.com/hataori/hataori-go/scripts/bench/internal/rawmpi"
+	"github.com/hataori/hataori-go/scripts/bench/internal/stats"
 )
 
 func init() { runtime.LockOSThread() }
@@ -148,18 +148,9 @@ func interleave(reps int, ops []*op) map[string]time.Duration {
 	}
 	out := map[string]time.Duration{}
 	for _, o := range ops {
-		out[o.name] = medianDur(o.d)
+		out[o.name] = stats.Median(o.d)
 	}
 	return out
-}
-
-func medianDur(d []time.Duration) time.Duration {
-	s := append([]time.Duration(nil), d...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 func mbps(bytes int, d time.Duration) float64 { return float64(bytes) / d.Seconds() / 1e6 }

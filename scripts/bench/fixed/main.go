@@ -40,6 +40,7 @@ import (
 	"github.com/hataori/hataori-go/hataori"
 	"github.com/hataori/hataori-go/mpiabi"
 	"github.com/hataori/hataori-go/scripts/bench/internal/rawmpi"
+	"github.com/hataori/hataori-go/scripts/bench/internal/stats"
 )
 
 func init() { runtime.LockOSThread() }
@@ -152,24 +153,15 @@ func main() {
 	ver, _ := lib.LibraryVersion()
 	ver, _, _ = strings.Cut(ver, "\n")
 	ver, _, _ = strings.Cut(ver, ",")
-	r, p, b := median(d[0]), median(d[1]), median(d[2])
+	r, p, b := stats.Median(d[0]), stats.Median(d[1]), stats.Median(d[2])
 	fmt.Printf("fixed cost: %d ranks, %s (%s), %d measured repetitions after %d warm-up, interleaved (order shuffled), slowest rank per repetition, median\n",
 		size, ver, os.Getenv(mpiabi.EnvVar), *reps, *warmup)
 	fmt.Printf("  %-52s median %8.1f µs (min %7.1f, max %8.1f)\n", "raw: Comm_dup + Allreduce(8 int64, MIN) + Comm_free", r, slices.Min(d[0]), slices.Max(d[0]))
 	fmt.Printf("  %-52s median %8.1f µs (min %7.1f, max %8.1f)\n", fmt.Sprintf("Pmap, %d trivial items, MPI-only", *nItems), p, slices.Min(d[1]), slices.Max(d[1]))
 	fmt.Printf("  %-52s median %8.1f µs (min %7.1f, max %8.1f)\n", "Broadcast of one int64 (8 B)", b, slices.Min(d[2]), slices.Max(d[2]))
-	fmt.Printf("  %-52s median %8.1f µs\n", "  of which after the preflight (root CallStats.Wall)", median(walls))
+	fmt.Printf("  %-52s median %8.1f µs\n", "  of which after the preflight (root CallStats.Wall)", stats.Median(walls))
 	fmt.Printf("  Pmap items per rank over the %d measured calls %v; last call's items per rank and slot %v\n", *reps, perRank, slots)
 	// The summary line scripts/bench-fixed.sh collects.
 	fmt.Printf("  fixed %d ranks: raw %.1f µs, Pmap %.1f µs (%.2fx raw), Broadcast %.1f µs (%.2fx raw); aim <= 2.0; Pmap items per rank %v\n",
 		size, r, p, p/r, b, b/r, perRank)
-}
-
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

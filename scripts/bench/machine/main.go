@@ -39,6 +39,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/hataori/hataori-go/scripts/bench/internal/stats"
 )
 
 var sink atomic.Uint64
@@ -92,10 +94,7 @@ func main() {
 	// One CPU for the whole process, two Ps: the computer and the partner
 	// each hold one, as a Pmap call's slot and coordinator do.
 	var set unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &set); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	must(unix.SchedGetaffinity(0, &set))
 	cpu := -1
 	for i := 0; i < 1024 && cpu < 0; i++ {
 		if set.IsSet(i) {
@@ -198,29 +197,29 @@ func main() {
 	fmt.Printf("one CPU (%d), GOMAXPROCS 2, chunks of ~%.0f µs, %d interleaved rounds of %v:\n", cpu, *chunk, *rounds, *dur)
 	for _, c := range cases {
 		v := cost[c.name]
-		slices.Sort(v)
 		if len(v) == 0 {
 			fmt.Printf("  %-8s no wake-ups\n", c.name)
 			continue
 		}
-		fmt.Printf("  %-8s %6.1f µs of the computing thread lost per wake-up (median; min %.1f, max %.1f)\n", c.name, v[len(v)/2], v[0], v[len(v)-1])
+		fmt.Printf("  %-8s %6.1f µs of the computing thread lost per wake-up (median; min %.1f, max %.1f)\n", c.name, stats.Median(v), slices.Min(v), slices.Max(v))
 	}
 	var first, second, huge []float64
 	for range *rounds {
 		f, s, err := touch(*mib, false)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
+		must(err)
 		h, _, err := touch(*mib, true)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
+		must(err)
 		first, second, huge = append(first, f), append(second, s), append(huge, h)
 	}
-	med := func(v []float64) float64 { slices.Sort(v); return v[len(v)/2] }
-	fmt.Printf("memory (%d MiB, %d rounds): first touch %.0f µs/MiB (with MADV_HUGEPAGE %.0f), second touch %.0f µs/MiB (medians)\n", *mib, *rounds, med(first), med(huge), med(second))
+	fmt.Printf("memory (%d MiB, %d rounds): first touch %.0f µs/MiB (with MADV_HUGEPAGE %.0f), second touch %.0f µs/MiB (medians)\n",
+		*mib, *rounds, stats.Median(first), stats.Median(huge), stats.Median(second))
+}
+
+func must(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 }
 
 // touch copies into every byte of n MiB of fresh anonymous memory twice

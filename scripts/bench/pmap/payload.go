@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"slices"
 	"sync/atomic"
 	"time"
 	"unsafe"
 
 	"github.com/hataori/hataori-go/hataori"
+	"github.com/hataori/hataori-go/scripts/bench/internal/stats"
 )
 
 const (
@@ -262,14 +262,10 @@ func pmapPayload(e *env, d *hataori.Domain, mode hataori.LocalMode, est time.Dur
 
 func mbps(perMiB time.Duration) float64 { return mib / perMiB.Seconds() / 1e6 }
 
+// median is stats.Median, NaN for no values (printed as such).
 func median(xs []float64) float64 {
 	if len(xs) == 0 {
 		return math.NaN()
 	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+	return stats.Median(xs)
 }

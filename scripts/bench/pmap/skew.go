@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hataori/hataori-go/hataori"
+	"github.com/hataori/hataori-go/scripts/bench/internal/stats"
 )
 
 // skewDurations returns 64 heavy-tailed (Pareto, alpha 1.2) durations in a
@@ -157,21 +158,13 @@ func skew(e *env) error {
 		staticModel = max(staticModel, sum)
 	}
 	e.printf("  static split: %v by the model, median %v measured\n", staticModel.Round(time.Millisecond),
-		time.Duration(medianDur(staticRuns)).Round(time.Millisecond))
+		stats.Median(staticRuns).Round(time.Millisecond))
 	for _, v := range variants {
 		e.printf("  skew %-8s %d ranks, %d slots = greedy machines: median Pmap/greedy(slept durations, %d machines) %.3f (min %.3f, max %.3f; aim <= 1.08), Pmap/ideal %.3f, static/Pmap %.2fx (aim >= 1.30); items (last round) %s\n",
 			v.name, e.size, v.slots, v.slots, median(v.vsGreedy), slices.Min(v.vsGreedy), slices.Max(v.vsGreedy),
 			median(v.vsIdeal), median(v.static), slotsOf(v.lastItems))
 	}
 	return nil
-}
-
-func medianDur(ds []time.Duration) float64 {
-	xs := make([]float64, len(ds))
-	for i, d := range ds {
-		xs[i] = float64(d)
-	}
-	return median(xs)
 }
 
 func ratio(a, b time.Duration) float64 { return float64(a) / float64(b) }
