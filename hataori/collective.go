@@ -26,6 +26,9 @@ const (
 	ExitTransport = 71
 	// ExitProtocol: an internal protocol invariant or error key failed.
 	ExitProtocol = 72
+	// ExitTimeout: some rank did not enter a collective call within the
+	// entry bound (see SetEntryTimeout).
+	ExitTimeout = 73
 )
 
 // collective is the per-call state shared by Pmap and the data
@@ -48,6 +51,11 @@ type collective struct {
 // message rather than dying inside MPI) and reads rank and size. On
 // failure nothing is left allocated.
 func openCollectiveOn(h mpi.Handle) (*collective, error) {
+	if r, err := mpi.Rank(h); err == nil {
+		if n, err := mpi.Size(h); err == nil {
+			entry.rank, entry.size = r, n
+		}
+	}
 	d, err := politeDup(h)
 	if err != nil {
 		return nil, err
@@ -174,6 +182,7 @@ func (k *collective) agreeAndCompare(v int64, local *failure) (same bool, agreed
 	if err != nil {
 		return false, nil, err
 	}
+	entered() // every rank took part: the entry bound is over
 	if out[0] != ^out[1] {
 		return false, nil, nil
 	}

@@ -23,8 +23,9 @@ var errReentrant = fmt.Errorf("a collective call (Pmap, Broadcast, Scatter or Ga
 // on the MPI main thread (ErrNotMainThread). On success the goroutine stays
 // locked to its thread, with a fine timer slack (Linux: 1 µs, so that the
 // short back-off sleeps of the call's polling loops are not stretched by
-// the kernel's default 50 µs), until exit is called.
-func enterCollective() (exit func(), err error) {
+// the kernel's default 50 µs), until exit is called, and the entry bound of
+// call op runs (beginEntry) until every rank has entered.
+func enterCollective(op string) (exit func(), err error) {
 	if mpi.Backend() == "none" {
 		return nil, ErrNoMPI
 	}
@@ -44,7 +45,9 @@ func enterCollective() (exit func(), err error) {
 		return nil, err
 	}
 	undoSlack := fineTimerSlack()
+	beginEntry(op)
 	return func() {
+		entered()
 		undoSlack()
 		runtime.UnlockOSThread()
 		collectiveActive.Store(false)
@@ -59,7 +62,7 @@ func enterCollective() (exit func(), err error) {
 func checkMainThread() error {
 	if on, known := mpi.OnInitThread(); known {
 		if !on {
-			return ErrNotMainThread
+			return fmt.Errorf("%w: %s", ErrNotMainThread, mainThreadFix)
 		}
 		return nil
 	}
@@ -76,7 +79,13 @@ func checkMainThread() error {
 		return fmt.Errorf("%w: MPI_Is_thread_main: %w", ErrNotMainThread, err)
 	}
 	if !main {
-		return ErrNotMainThread
+		return fmt.Errorf("%w: %s", ErrNotMainThread, mainThreadFix)
 	}
 	return nil
 }
+
+// mainThreadFix says how to make the collective calls on the MPI main
+// thread.
+const mainThreadFix = "make the collective calls from the goroutine that initialised MPI, normally main's " +
+	"(hataori.InitThread locks its caller to its thread; when MPI is initialised elsewhere, " +
+	"call runtime.LockOSThread() in an init function of package main and make the calls from main)"

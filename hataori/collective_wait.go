@@ -66,7 +66,9 @@ const collectiveSpin = 100 * time.Microsecond
 // waitPolite tests the request r that a nonblocking call just started
 // (err: the call's error, returned as is) until it completes, spinning
 // briefly and then sleeping between tests. The collective call set a fine
-// timer slack for its whole duration (enterCollective).
+// timer slack for its whole duration (enterCollective). While the call's
+// entry bound runs (the duplicate and the preflight reduction), a wait that
+// outlasts it aborts the job (checkEntry).
 func waitPolite(r mpi.Request, err error) error {
 	if err != nil {
 		return err
@@ -78,5 +80,8 @@ func waitPolite(r mpi.Request, err error) error {
 			return err
 		}
 		b.wait(true, nil, nil)
+		if !entry.deadline.IsZero() {
+			checkEntry(time.Now())
+		}
 	}
 }

@@ -3,6 +3,7 @@ package hataori
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 
 	"github.com/hataori/hataori-go/hataori/internal/mpi"
@@ -53,12 +54,18 @@ var ownership struct {
 //
 // The goroutine that calls InitThread becomes the MPI main thread and must
 // make every later MPI call, Hataori's included. Go moves goroutines
-// between OS threads, so a program that uses MPI must lock its main
-// goroutine to the main thread before main runs:
+// between OS threads, so InitThread locks the calling goroutine to its OS
+// thread (runtime.LockOSThread) for the rest of the process: call
+// InitThread, the collective calls and Finalize from the same goroutine,
+// normally main's. A program may still lock its main goroutine to the
+// process's main thread before main runs, which some MPI libraries and
+// tools prefer:
 //
 //	func init() { runtime.LockOSThread() }
 //
-// and call InitThread, the collective calls and Finalize from main.
+// The lock is taken also when MPI was already initialised (then the
+// calling goroutine must be on the thread that initialised it; the
+// collective calls check that they are).
 //
 // After initialising, InitThread sets MPI_ERRORS_RETURN on
 // MPI_COMM_WORLD, so that an MPI error on World is returned as an
@@ -71,6 +78,9 @@ func InitThread(level ThreadLevel) (ThreadLevel, error) {
 	if level < ThreadSingle || level > ThreadMultiple {
 		return ThreadSingle, fmt.Errorf("%w: %d (want ThreadSingle..ThreadMultiple)", ErrThreadLevel, int(level))
 	}
+	// Never unlocked: this goroutine is the MPI main thread from now on,
+	// whether or not the program locked it in init.
+	runtime.LockOSThread()
 	ok, err := mpi.Initialized()
 	if err != nil {
 		return ThreadSingle, mpiErr(err)

@@ -68,7 +68,7 @@ type dataFault struct {
 func dataCall(ctx context.Context, comm Comm, op dataOp, root int, typeErr error,
 	prepare func(k *collective) *failure,
 	move func(k *collective) *dataFault) error {
-	exit, err := enterCollective()
+	exit, err := enterCollective(op.String())
 	if err != nil {
 		return &CollectiveError{Kind: KindPreflight, Rank: -1, Op: op.String(), Message: err.Error(), err: err}
 	}

@@ -238,7 +238,7 @@ type call[T, U any] struct {
 }
 
 func pmapOn[T, U any](ctx context.Context, comm Comm, exec slot.Executor, opts Options, rootItems Maybe[[]T], f itemFunc[T, U], stopOnError bool, extra *failure) ([]U, error) {
-	exit, err := enterCollective()
+	exit, err := enterCollective("Pmap")
 	if err != nil {
 		if errors.Is(err, errReentrant) {
 			return nil, &PmapError{Kind: KindReentrant, Index: -1, Key: -1, Rank: -1, Message: err.Error(), err: err}

@@ -66,7 +66,7 @@ func pmapLocalChecks(ctx context.Context, k *collective, exec slot.Executor, opt
 		return &failure{Code: code, Err: cause, Message: fmt.Sprintf("rank %d: ", k.rank) + fmt.Sprintf(format, args...)}
 	}
 	if main, err := mpi.IsThreadMain(); err != nil || !main {
-		return fail(failThread, ErrNotMainThread, "not the MPI main thread (MPI_Is_thread_main: %v, %v)", main, err)
+		return fail(failThread, ErrNotMainThread, "not the MPI main thread (MPI_Is_thread_main: %v, %v): %s", main, err, mainThreadFix)
 	}
 	if exec != nil && exec.Offloads() {
 		lvl, err := mpi.QueryThread()

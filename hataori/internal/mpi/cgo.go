@@ -262,27 +262,113 @@ func CheckLauncher(c Handle) error {
 	return checkLauncher(size, LinkedMPI())
 }
 
-// Polite reports false, false: the cgo backend runs its collectives blocking (MPI
-// may not keep pointers to Go memory after a cgo call returns, as a
-// nonblocking collective would).
-func Polite() (reduce, dup bool) { return false, false }
+// Polite reports how the collective calls wait for other ranks, as the
+// run-time backend does (see its Polite): reduce is always true (the
+// control reductions are MPI_Iallreduce completed by Test in a paced
+// loop), dup is true unless the binary is linked against Open MPI, whose
+// MPI_Comm_idup needs many progress rounds (the calls then duplicate with
+// a paced Ibarrier followed by a blocking MPI_Comm_dup). The answer depends
+// only on the linked MPI, so every rank of a job chooses alike. The
+// buffers of a nonblocking call live in C memory (see pendingOp), never
+// in Go memory, which MPI may not keep after a cgo call returns.
+func Polite() (reduce, dup bool) { return true, LinkedMPI() != "openmpi" }
 
-// Ibarrier is not available (Polite reports false).
-func Ibarrier(Handle) (Request, error) {
-	return 0, errors.New("nonblocking collectives are not used by the cgo backend")
+// pendingOp is a started nonblocking control collective: its C state
+// (request and buffers) and where Test delivers the result on completion.
+type pendingOp struct {
+	op     *C.hataori_op
+	out    []int64 // IallreduceMinInt64s: receives the minimum
+	newDup *Handle // Idup: receives the duplicate
 }
 
-// IallreduceMinInt64s is not available (Polite reports false).
-func IallreduceMinInt64s(Handle, []int64, []int64) (Request, error) {
-	return 0, errors.New("nonblocking collectives are not used by the cgo backend")
+// pending maps a Request (the address of its C state) to its pendingOp.
+// Only the MPI main thread starts and tests requests (assertMain), so the
+// map needs no lock.
+var pending = map[Request]*pendingOp{}
+
+// start records op under its address when rc is MPI_SUCCESS, and frees it
+// otherwise.
+func start(fn string, p *pendingOp, rc C.int) (Request, error) {
+	if err := check(fn, rc); err != nil {
+		C.hataori_op_free(p.op)
+		return 0, err
+	}
+	r := Request(uintptr(unsafe.Pointer(p.op)))
+	pending[r] = p
+	return r, nil
 }
 
-// Idup is not available (Polite reports false).
-func Idup(Handle, *Handle) (Request, error) {
-	return 0, errors.New("nonblocking collectives are not used by the cgo backend")
+// newOp allocates the C state of a nonblocking call with n int64s each way.
+func newOp(fn string, n int) (*C.hataori_op, error) {
+	op := C.hataori_op_new(C.int(n))
+	if op == nil {
+		return nil, &Error{Func: fn, Code: CodeNotMPI, Msg: "out of C memory for the request"}
+	}
+	return op, nil
 }
 
-// Test is not available (Polite reports false).
-func Test(*Request) (bool, error) {
-	return false, errors.New("nonblocking collectives are not used by the cgo backend")
+// Ibarrier starts a barrier on c; complete it with Test.
+func Ibarrier(c Handle) (Request, error) {
+	assertMain("MPI_Ibarrier")
+	op, err := newOp("MPI_Ibarrier", 0)
+	if err != nil {
+		return 0, err
+	}
+	return start("MPI_Ibarrier", &pendingOp{op: op}, C.hataori_op_ibarrier(op, C.uintptr_t(c)))
+}
+
+// IallreduceMinInt64s starts setting out[i] to the minimum of in[i] over
+// c; complete it with Test, which writes out. in is copied at once; out
+// must stay referenced until Test reports completion. in and out have the
+// same, non-zero length.
+func IallreduceMinInt64s(c Handle, in, out []int64) (Request, error) {
+	assertMain("MPI_Iallreduce")
+	if len(in) != len(out) || len(in) == 0 {
+		return 0, errors.New("MPI_Iallreduce: input and output lengths differ or are zero")
+	}
+	op, err := newOp("MPI_Iallreduce", len(in))
+	if err != nil {
+		return 0, err
+	}
+	copy(unsafe.Slice((*int64)(unsafe.Pointer(C.hataori_op_in(op))), len(in)), in)
+	return start("MPI_Iallreduce", &pendingOp{op: op, out: out}, C.hataori_op_iallreduce_min(op, C.uintptr_t(c)))
+}
+
+// Idup starts duplicating c; Test writes the duplicate into *out on
+// completion.
+func Idup(c Handle, out *Handle) (Request, error) {
+	assertMain("MPI_Comm_idup")
+	op, err := newOp("MPI_Comm_idup", 0)
+	if err != nil {
+		return 0, err
+	}
+	return start("MPI_Comm_idup", &pendingOp{op: op, newDup: out}, C.hataori_op_idup(op, C.uintptr_t(c)))
+}
+
+// Test reports whether *r has completed, driving MPI's progress; on
+// completion it delivers the result (the reduction's minimum, the
+// duplicate), frees the request's C state and sets *r to 0.
+func Test(r *Request) (bool, error) {
+	assertMain("MPI_Test")
+	p := pending[*r]
+	if p == nil {
+		return false, &Error{Func: "MPI_Test", Code: CodeNotMPI, Msg: "unknown or completed request"}
+	}
+	var done C.int
+	if err := check("MPI_Test", C.hataori_op_test(p.op, &done)); err != nil {
+		return false, err
+	}
+	if done == 0 {
+		return false, nil
+	}
+	if p.out != nil {
+		copy(p.out, unsafe.Slice((*int64)(unsafe.Pointer(C.hataori_op_out(p.op))), len(p.out)))
+	}
+	if p.newDup != nil {
+		*p.newDup = Handle(C.hataori_op_comm(p.op))
+	}
+	delete(pending, *r)
+	C.hataori_op_free(p.op)
+	*r = 0
+	return true, nil
 }

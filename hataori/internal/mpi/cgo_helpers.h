@@ -9,6 +9,7 @@
 #include <mpi.h>
 #include <stdint.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 #define HATAORI_COMM(h) ((MPI_Comm)(h))
 
@@ -127,5 +128,49 @@ static int hataori_bcast(void *buf, int n, int root, uintptr_t c) {
 static int hataori_barrier(uintptr_t c) { return MPI_Barrier(HATAORI_COMM(c)); }
 
 static void hataori_abort(uintptr_t c, int code) { MPI_Abort(HATAORI_COMM(c), code); }
+
+// hataori_op is one nonblocking control collective whose buffers live in C
+// memory: MPI may use them until the request completes, long after the cgo
+// call that started it returned, so they must not be Go memory. n int64s of
+// input follow the struct, then n of output.
+typedef struct {
+	MPI_Request req;
+	MPI_Comm comm; // MPI_Comm_idup's output
+	int n;
+	int64_t buf[];
+} hataori_op;
+
+static hataori_op *hataori_op_new(int n) {
+	hataori_op *op = calloc(1, sizeof(hataori_op) + 2 * (size_t)n * sizeof(int64_t));
+	if (op != NULL) {
+		op->req = MPI_REQUEST_NULL;
+		op->comm = MPI_COMM_NULL;
+		op->n = n;
+	}
+	return op;
+}
+
+static int64_t *hataori_op_in(hataori_op *op) { return op->buf; }
+static int64_t *hataori_op_out(hataori_op *op) { return op->buf + op->n; }
+static uintptr_t hataori_op_comm(hataori_op *op) { return (uintptr_t)op->comm; }
+
+static int hataori_op_ibarrier(hataori_op *op, uintptr_t c) {
+	return MPI_Ibarrier(HATAORI_COMM(c), &op->req);
+}
+
+static int hataori_op_iallreduce_min(hataori_op *op, uintptr_t c) {
+	return MPI_Iallreduce(op->buf, op->buf + op->n, op->n, MPI_INT64_T, MPI_MIN, HATAORI_COMM(c), &op->req);
+}
+
+static int hataori_op_idup(hataori_op *op, uintptr_t c) {
+	return MPI_Comm_idup(HATAORI_COMM(c), &op->comm, &op->req);
+}
+
+static int hataori_op_test(hataori_op *op, int *done) {
+	*done = 0;
+	return MPI_Test(&op->req, done, MPI_STATUS_IGNORE);
+}
+
+static void hataori_op_free(hataori_op *op) { free(op); }
 
 #endif

@@ -31,6 +31,7 @@ func TestTransport(t *testing.T) {
 	checkDebugAssert(t)
 	checkDup(t, world, rank, size)
 	checkAllreduce(t, world, rank, size)
+	checkNonblocking(t, world, rank, size)
 	checkBcast(t, world, rank, size)
 	checkProbe(t, world, rank, size)
 	checkPingPong(t, world, rank, size)
@@ -160,6 +161,50 @@ func checkAllreduce(t *testing.T, world mpi.Handle, rank, size int) {
 	}
 	if err != nil || !slices.Equal(out, want) {
 		t.Fatalf("IallreduceMinInt64s(%v) = %v, %v; want %v", in, out, err, want)
+	}
+}
+
+// checkNonblocking checks the polite waits' other nonblocking calls where
+// the backend offers them: Ibarrier, and Idup where Polite duplicates with
+// it (the duplicate has the world's rank and size and is freed), each
+// completed by Test, and a Test of a completed request fails instead of
+// touching freed state.
+func checkNonblocking(t *testing.T, world mpi.Handle, rank, size int) {
+	t.Helper()
+	reduce, idup := mpi.Polite()
+	if !reduce {
+		return
+	}
+	wait := func(what string, r mpi.Request, err error) {
+		t.Helper()
+		for done := false; err == nil && !done; {
+			done, err = mpi.Test(&r)
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	r, err := mpi.Ibarrier(world)
+	wait("Ibarrier", r, err)
+	if mpi.Backend() == "mpicgo" {
+		if _, err := mpi.Test(&r); err == nil {
+			t.Errorf("Test of a completed request succeeded")
+		}
+	}
+	if !idup {
+		return
+	}
+	d := new(mpi.Handle)
+	r, err = mpi.Idup(world, d)
+	wait("Idup", r, err)
+	if got, err := mpi.Rank(*d); err != nil || got != rank {
+		t.Errorf("rank in the Idup duplicate = %d, %v; want %d", got, err, rank)
+	}
+	if got, err := mpi.Size(*d); err != nil || got != size {
+		t.Errorf("size of the Idup duplicate = %d, %v; want %d", got, err, size)
+	}
+	if err := mpi.Free(d); err != nil {
+		t.Errorf("Free of the Idup duplicate: %v", err)
 	}
 }
 
