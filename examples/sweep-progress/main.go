@@ -4,8 +4,10 @@
 // the coordinator), the CollectAll error policy (every point runs; the
 // failed ones are listed at the end with their input index and rank, the
 // others' results are kept), a callback that stops early when the call is
-// stopping (Ctrl-C on the launcher stops every rank, and the finished
-// points are kept), and the call's statistics (Options.Stats) at the end.
+// stopping (Ctrl-C on the launcher stops every rank through
+// hataori.NotifyContext, whichever signal the launcher passes on; the
+// root prints the finished points, and every rank exits with status 1),
+// and the call's statistics (Options.Stats) at the end.
 //
 //	go build -tags mpirt -o sweep ./examples/sweep-progress
 //	MPI_RT_LIB=$HATAORI_WRAPPER_OPENMPI mpirun --oversubscribe -n 4 ./sweep

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"time"
 
 	"github.com/hataori/hataori-go/hataori"
@@ -41,9 +40,11 @@ func run(n, scale int, showBar bool) (err error) {
 	}
 	defer d.Close()
 
-	// Ctrl-C reaches every rank through the launcher; the call stops on
-	// all of them, and the points that finished are kept.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// Ctrl-C reaches every rank through the launcher (Open MPI's mpirun
+	// passes it on as SIGTERM, MPICH's mpiexec as SIGINT: NotifyContext
+	// takes both); the call stops on all of them, and the points that
+	// finished are kept.
+	ctx, stop := hataori.NotifyContext(context.Background())
 	defer stop()
 
 	items := hataori.None[[]point]()
@@ -76,8 +77,15 @@ func run(n, scale int, showBar bool) (err error) {
 	if err != nil && !errors.As(err, &pe) {
 		return err
 	}
+	// Failed points are part of a sweep; a stopped sweep is not complete:
+	// every rank (they all have the same error) then exits with status 1,
+	// after the root printed the points it kept.
+	var stopped error
+	if errors.Is(err, hataori.ErrCanceled) {
+		stopped = err
+	}
 	if rank != 0 {
-		return nil
+		return stopped
 	}
 	ok := 0
 	for i := range out {
@@ -110,5 +118,5 @@ func run(n, scale int, showBar bool) (err error) {
 		}
 		fmt.Printf("  rank %d: %3d items, %3.0f%% busy, %d B sent to it, %d B back\n", r, items, 100*float64(busy)/float64(max(total, 1)), stats.SentBytes[r], stats.RecvBytes[r])
 	}
-	return nil
+	return stopped
 }

@@ -19,7 +19,8 @@ func run(n, scale int, _ bool) error {
 		return err
 	}
 	defer d.Close()
-	ctx := context.Background()
+	ctx, stop := hataori.NotifyContext(context.Background())
+	defer stop()
 	_, err = hataori.MapIn(ctx, d, hataori.Outer, grid(n), func(p point) (result, error) { return simulate(ctx, p, scale) })
 	var me *hataori.MapError
 	switch {
