@@ -84,8 +84,9 @@ func (s *slotStart) work(slot int) {
 // raised to the executor's computing goroutines plus one if it is lower (so
 // the coordinator never waits for a P behind busy workers: under mpirun a
 // rank bound to one core starts with GOMAXPROCS 1). The function it
-// returns restores it. (The coordinator's fine timer slack comes with the
-// collective call itself: enterCollective.)
+// returns restores it (restoreGOMAXPROCS). A call that finds GOMAXPROCS
+// high enough changes nothing (no stop-the-world). (The coordinator's fine
+// timer slack comes with the collective call itself: enterCollective.)
 func keepCoordinatorResponsive(exec slot.Executor) (restore func()) {
 	need := exec.Threads() + 1
 	old := runtime.GOMAXPROCS(0)
@@ -93,7 +94,23 @@ func keepCoordinatorResponsive(exec slot.Executor) (restore func()) {
 		return func() {}
 	}
 	runtime.GOMAXPROCS(need)
-	return func() { runtime.GOMAXPROCS(old) }
+	return func() { restoreGOMAXPROCS(old) }
+}
+
+// restoreGOMAXPROCS sets GOMAXPROCS back to old without leaving the
+// runtime's automatic updates (Go 1.25 on: GOMAXPROCS follows the CPU
+// affinity and the cgroup CPU limit) switched off, as runtime.GOMAXPROCS(n)
+// alone would for the rest of the process: it returns to the runtime's
+// default, which turns them back on, and sets old explicitly only when
+// the default differs from it (old was then set by the program or by the
+// GOMAXPROCS environment variable, and the automatic updates were off
+// already). A program that set GOMAXPROCS to exactly the default value
+// gets the automatic updates back.
+func restoreGOMAXPROCS(old int) {
+	runtime.SetDefaultGOMAXPROCS()
+	if runtime.GOMAXPROCS(0) != old {
+		runtime.GOMAXPROCS(old)
+	}
 }
 
 // foreignExec is what a carrier domain of package lanes holds: the lanes'

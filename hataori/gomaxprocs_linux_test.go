@@ -1,0 +1,113 @@
+package hataori
+
+import (
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// gomaxprocsChildEnv marks the child process of TestGOMAXPROCSRestored.
+const gomaxprocsChildEnv = "HATAORI_TEST_GOMAXPROCS_CHILD"
+
+// TestGOMAXPROCSRestored checks that a call that raised GOMAXPROCS puts
+// back the value it found and leaves the runtime's automatic updates in
+// force: in a child process without the GOMAXPROCS variable, with the
+// process's threads allowed one CPU (the runtime follows to 1), the raise
+// for an MPI-only slot gives 2 and the restore 1; then the threads are
+// allowed every CPU again, and GOMAXPROCS must follow by itself, which it
+// does not once runtime.GOMAXPROCS(n) has switched the updates off.
+func TestGOMAXPROCSRestored(t *testing.T) {
+	if os.Getenv(gomaxprocsChildEnv) != "1" {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestGOMAXPROCSRestored$", "-test.v", "-test.count=1")
+		for _, kv := range os.Environ() {
+			if !strings.HasPrefix(kv, "GOMAXPROCS=") {
+				cmd.Env = append(cmd.Env, kv)
+			}
+		}
+		cmd.Env = append(cmd.Env, gomaxprocsChildEnv+"=1")
+		out, err := cmd.CombinedOutput()
+		if strings.Contains(string(out), "--- SKIP") {
+			t.Skipf("child skipped:\n%s", out)
+		}
+		if err != nil {
+			t.Fatalf("child: %v\n%s", err, out)
+		}
+		return
+	}
+	// The testing package sets GOMAXPROCS explicitly (for -test.cpu),
+	// which switches the automatic updates off: switch them back on, as a
+	// program that never set GOMAXPROCS has them.
+	runtime.SetDefaultGOMAXPROCS()
+	var all unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &all); err != nil {
+		t.Fatal(err)
+	}
+	if all.Count() < 2 {
+		t.Skip("needs 2 allowed CPUs")
+	}
+	var one unix.CPUSet
+	for c := 0; ; c++ {
+		if all.IsSet(c) {
+			one.Set(c)
+			break
+		}
+	}
+	setProcessAffinity(t, &one)
+	defer setProcessAffinity(t, &all)
+	if !waitGOMAXPROCS(1) {
+		t.Skipf("the runtime does not follow the CPU affinity here (GOMAXPROCS %d with one CPU allowed)", runtime.GOMAXPROCS(0))
+	}
+	restore := keepCoordinatorResponsive(helperExec{})
+	if got := runtime.GOMAXPROCS(0); got != 2 {
+		t.Fatalf("during the call GOMAXPROCS = %d, want 2 (one slot and the coordinator)", got)
+	}
+	restore()
+	if got := runtime.GOMAXPROCS(0); got != 1 {
+		t.Fatalf("after the call GOMAXPROCS = %d, want the 1 it was before", got)
+	}
+	setProcessAffinity(t, &all)
+	if !waitGOMAXPROCS(all.Count()) {
+		t.Fatalf("GOMAXPROCS stayed %d after every CPU was allowed again: the call switched the runtime's automatic updates off", runtime.GOMAXPROCS(0))
+	}
+}
+
+// setProcessAffinity allows every thread of the process the CPUs of set
+// (threads started later inherit it from their creator).
+func setProcessAffinity(t *testing.T, set *unix.CPUSet) {
+	t.Helper()
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, task := range tasks {
+		tid, err := strconv.Atoi(task.Name())
+		if err != nil {
+			continue
+		}
+		if err := unix.SchedSetaffinity(tid, set); err != nil && err != unix.ESRCH {
+			t.Fatalf("sched_setaffinity(%d): %v", tid, err)
+		}
+	}
+}
+
+// waitGOMAXPROCS reports whether GOMAXPROCS becomes n within 5 s. The
+// runtime's system monitor checks at most once a second, and only while it
+// is awake: a sleeping process can put it to sleep for long, so the wait
+// keeps the process busy.
+func waitGOMAXPROCS(n int) bool {
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
+		if runtime.GOMAXPROCS(0) == n {
+			return true
+		}
+		for spin := time.Now(); time.Since(spin) < time.Millisecond; {
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return false
+}
