@@ -81,4 +81,14 @@
 // until its ranks' own -test.timeout (nine tenths of Config.Timeout), or a
 // rank reports that timeout, the test fails. Config.EndAfter and EndWithin
 // bound how long a job may go on after a given output line.
+//
+// # Signals
+//
+// Config.Signal sends a signal (SIGINT: Ctrl-C) to the launcher once every
+// rank has printed a given line, never before, and bounds the time from
+// the signal to the job's end: a test prints that line from inside a call
+// whose callbacks then wait to be stopped, so the signal arrives during
+// the call by construction. Config.CheckOutput then receives every rank's
+// lines apart (Output), for example to check that every rank printed the
+// same error.
 package mpitest

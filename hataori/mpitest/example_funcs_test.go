@@ -2,10 +2,13 @@ package mpitest_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -139,6 +142,48 @@ func ExampleExpectExit() {
 		t.Fatal("Pmap returned after a panicking callback")
 	}
 	_ = TestPanicAborts
+}
+
+// A test of Ctrl-C during a call: the ranks print a line once they are
+// inside the call, the harness then sends SIGINT to the launcher, and
+// CheckOutput compares what the ranks printed. (Open MPI's mpirun exits
+// with status 1 after a Ctrl-C, whatever the ranks return.)
+func ExampleSignal() {
+	TestInterrupt := func(t *testing.T) {
+		if !mpitest.Child() {
+			mpitest.Run(t, mpitest.Config{
+				Ranks: 2, Test: "TestInterrupt",
+				Signal:    &mpitest.Signal{Send: syscall.SIGINT, After: "waiting to be stopped", EndWithin: 30 * time.Second},
+				ExitCodes: map[string]int{"openmpi": 1},
+				CheckOutput: func(out mpitest.Output) error {
+					for r, lines := range out.Ranks {
+						if !slices.Contains(lines, "stopped") {
+							return fmt.Errorf("rank %d did not print that it stopped", r)
+						}
+					}
+					return nil
+				},
+			})
+			return
+		}
+		rank, _ := mpitest.Init(t)
+		ctx, stop := hataori.NotifyContext(context.Background())
+		defer stop()
+		world, _ := hataori.World()
+		items := hataori.None[[]int]()
+		if rank == 0 {
+			items = hataori.Some([]int{1, 2, 3, 4})
+		}
+		_, err := hataori.PmapContext(ctx, world, nil, hataori.Options{}, items, func(ctx context.Context, x int) (int, error) {
+			fmt.Println("waiting to be stopped")
+			<-ctx.Done()
+			return 0, ctx.Err()
+		})
+		if errors.Is(err, hataori.ErrCanceled) {
+			fmt.Println("stopped")
+		}
+	}
+	_ = TestInterrupt
 }
 
 // A test package whose multi-rank tests might leave MPI initialised

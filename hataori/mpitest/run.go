@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -57,6 +58,53 @@ type Config struct {
 	// Open MPI library under mpiexec.mpich and the MPICH library under
 	// mpirun), to test the detection of that mistake.
 	Mismatch bool
+	// Signal, when not nil, is sent to the launcher during the job, once
+	// every rank has printed a given line (see Signal): how a test makes
+	// Ctrl-C arrive while the ranks are inside a call, by construction.
+	Signal *Signal
+	// CheckOutput, when not nil, is called with the job's output split by
+	// rank once the job has ended (and whatever the other checks found);
+	// an error it returns fails the test. It is how a test checks what
+	// each rank printed, for example that every rank printed the same
+	// error line.
+	CheckOutput func(Output) error
+}
+
+// Signal is a signal that Run sends to the launcher of a job while it
+// runs.
+type Signal struct {
+	// Send is the signal: syscall.SIGINT is what Ctrl-C in a terminal
+	// sends, syscall.SIGTERM what kill sends. It goes to the launcher
+	// process alone, not to its process group (a terminal's Ctrl-C
+	// reaches the whole foreground group: both launchers, whose ranks
+	// are in process groups of their own, behave the same either way).
+	Send os.Signal
+	// After is the line that triggers the signal: it is sent as soon as
+	// every rank (0 to Config.Ranks-1, told apart by the launcher's rank
+	// prefix) has printed a line containing After, and never before. A
+	// test that prints it from inside a call, from callbacks that then
+	// wait for the call to be stopped, makes the signal arrive during
+	// the call whatever the timing. If some rank never prints it, the
+	// signal is never sent and the test fails (at the latest when
+	// Config.Timeout kills the job).
+	After string
+	// EndWithin bounds the time from sending the signal to the launcher's
+	// exit (zero: Config.Timeout is the only bound).
+	EndWithin time.Duration
+}
+
+// Output is the output of one job, as Config.CheckOutput receives it.
+type Output struct {
+	// Launcher is the MPI whose launcher ran the job: "openmpi" or
+	// "mpich".
+	Launcher string
+	// Ranks holds, for each rank 0 to Config.Ranks-1, the lines it
+	// printed (stdout and stderr, in the order they arrived) without the
+	// launcher's rank prefix.
+	Ranks [][]string
+	// Other holds the lines without a rank prefix (the launcher's own
+	// messages) or with a rank outside the job.
+	Other []string
 }
 
 // Run runs cfg.Test as an MPI job of cfg.Ranks processes under every
@@ -120,6 +168,15 @@ type jobResult struct {
 	sinceMark time.Duration
 	timedOut  bool
 	err       error // the job could not be started or waited for
+	// signaled reports that Config.Signal was sent, sinceSignal the time
+	// from sending it to the job's end (-1 when it was not sent), and
+	// signalErr why sending it failed.
+	signaled    bool
+	sinceSignal time.Duration
+	signalErr   error
+	// unmarked lists the ranks that had not printed Config.Signal.After
+	// by the end of the job.
+	unmarked []int
 }
 
 // runJob runs one job and checks its outcome.
@@ -132,11 +189,29 @@ func runJob(t *testing.T, bin string, p pairing, s site, env []string, cfg Confi
 	r := startJob(bin, p, s, env, self, cfg)
 	switch {
 	case r.timedOut:
-		t.Fatalf("%s: killed after the %s timeout; output so far:\n%s", r.desc, cfg.Timeout, r.output)
+		t.Fatalf("%s: killed after the %s timeout%s; output so far:\n%s", r.desc, cfg.Timeout, signalState(cfg, r), r.output)
 	case r.err != nil:
 		t.Fatalf("%s: %v\n%s", r.desc, r.err, r.output)
 	}
 	t.Logf("%s: exit code %d after %s; output:\n%s", r.desc, r.code, r.elapsed.Round(time.Millisecond), r.output)
+	if cfg.CheckOutput != nil {
+		if err := cfg.CheckOutput(splitOutput(r.output, cfg.Ranks, p.launcher.name)); err != nil {
+			t.Errorf("%s: output check: %v (output above)", r.desc, err)
+		}
+	}
+	if sg := cfg.Signal; sg != nil {
+		switch {
+		case !r.signaled:
+			t.Errorf("%s: the job ended before the signal%s (output above)", r.desc, signalState(cfg, r))
+			return
+		case sg.EndWithin > 0 && r.sinceSignal > sg.EndWithin:
+			t.Errorf("%s: the job ended %s after %v was sent to the launcher, want within %s (output above)",
+				r.desc, r.sinceSignal.Round(time.Millisecond), sg.Send, sg.EndWithin)
+			return
+		}
+		t.Logf("%s: %v sent to the launcher once every rank printed %q; the job ended %s later",
+			r.desc, sg.Send, sg.After, r.sinceSignal.Round(time.Millisecond))
+	}
 	if cfg.EndWithin > 0 {
 		switch {
 		case r.sinceMark < 0:
@@ -175,10 +250,37 @@ func startJob(bin string, p pairing, s site, env []string, program string, cfg C
 	cmd.WaitDelay = killGrace + 5*time.Second
 	cmd.Env = append(os.Environ(), added...)
 	out := &stampedBuffer{}
+	if cfg.Signal != nil {
+		out.watch = newLineWatch(cfg.Signal.After, cfg.Ranks)
+	}
 	cmd.Stdout = out
 	cmd.Stderr = out
 	start := time.Now()
-	runErr := cmd.Run()
+	var sentAt time.Time
+	var signalErr error
+	runErr := cmd.Start()
+	if runErr == nil {
+		ended := make(chan struct{})
+		signaler := make(chan struct{})
+		if cfg.Signal != nil {
+			go func() {
+				defer close(signaler)
+				select {
+				case <-out.watch.fired:
+					sentAt = time.Now()
+					if signalErr = cmd.Process.Signal(cfg.Signal.Send); signalErr != nil {
+						sentAt = time.Time{}
+					}
+				case <-ended:
+				}
+			}()
+		} else {
+			close(signaler)
+		}
+		runErr = cmd.Wait()
+		close(ended)
+		<-signaler
+	}
 	end := time.Now()
 	Reap(cmd)
 	desc := fmt.Sprintf("%s %s (%d ranks)", p.launcher.bin, cfg.Test, cfg.Ranks)
@@ -191,6 +293,16 @@ func startJob(bin string, p pairing, s site, env []string, program string, cfg C
 		elapsed:   end.Sub(start),
 		sinceMark: -1,
 		timedOut:  ctx.Err() != nil,
+
+		signaled:    !sentAt.IsZero(),
+		sinceSignal: -1,
+		signalErr:   signalErr,
+	}
+	if r.signaled {
+		r.sinceSignal = end.Sub(sentAt)
+	}
+	if out.watch != nil {
+		r.unmarked = out.unmarked()
 	}
 	if cfg.EndWithin > 0 {
 		if at, ok := out.arrival(cfg.EndAfter); ok {
@@ -208,12 +320,28 @@ func startJob(bin string, p pairing, s site, env []string, program string, cfg C
 	return r
 }
 
+// signalState says, for a job with Config.Signal, whether the signal was
+// sent, and if not which ranks had not printed its line; "" otherwise.
+func signalState(cfg Config, r jobResult) string {
+	switch sg := cfg.Signal; {
+	case sg == nil:
+		return ""
+	case r.signaled:
+		return fmt.Sprintf(" (%v was sent to the launcher %s before the end)", sg.Send, r.sinceSignal.Round(time.Millisecond))
+	case r.signalErr != nil:
+		return fmt.Sprintf(" (sending %v to the launcher failed: %v)", sg.Send, r.signalErr)
+	default:
+		return fmt.Sprintf(" (%v was never sent: ranks %v never printed %q)", sg.Send, r.unmarked, sg.After)
+	}
+}
+
 // stampedBuffer collects a job's output and when each piece arrived.
 type stampedBuffer struct {
 	mu    sync.Mutex
 	buf   bytes.Buffer
 	ends  []int       // offset just past each write
 	times []time.Time // arrival of each write
+	watch *lineWatch  // nil: none
 }
 
 func (b *stampedBuffer) Write(p []byte) (int, error) {
@@ -222,7 +350,56 @@ func (b *stampedBuffer) Write(p []byte) (int, error) {
 	n, err := b.buf.Write(p)
 	b.ends = append(b.ends, b.buf.Len())
 	b.times = append(b.times, time.Now())
+	if b.watch != nil {
+		b.watch.scan(b.buf.Bytes())
+	}
 	return n, err
+}
+
+// unmarked lists the ranks whose line the watch has not seen.
+func (b *stampedBuffer) unmarked() []int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var rs []int
+	for r, ok := range b.watch.seen {
+		if !ok {
+			rs = append(rs, r)
+		}
+	}
+	return rs
+}
+
+// lineWatch notes which ranks printed a line containing after; fired is
+// closed once all of them have.
+type lineWatch struct {
+	after   string
+	seen    []bool
+	missing int
+	scanned int // the output before this offset is scanned (whole lines)
+	fired   chan struct{}
+}
+
+func newLineWatch(after string, ranks int) *lineWatch {
+	return &lineWatch{after: after, seen: make([]bool, ranks), missing: ranks, fired: make(chan struct{})}
+}
+
+// scan looks at the whole lines of data not scanned yet (data is all the
+// output so far).
+func (w *lineWatch) scan(data []byte) {
+	for w.missing > 0 {
+		j := bytes.IndexByte(data[w.scanned:], '\n')
+		if j < 0 {
+			return
+		}
+		line := string(data[w.scanned : w.scanned+j])
+		w.scanned += j + 1
+		if r, body, ok := splitRankPrefix(line); ok && r < len(w.seen) && !w.seen[r] && strings.Contains(body, w.after) {
+			w.seen[r] = true
+			if w.missing--; w.missing == 0 {
+				close(w.fired)
+			}
+		}
+	}
 }
 
 func (b *stampedBuffer) String() string {
@@ -308,6 +485,73 @@ func check(cfg Config, code int, output string) string {
 		return fmt.Sprintf("%d of %d ranks reported --- PASS: %s", passed, cfg.Ranks, cfg.Test)
 	}
 	return ""
+}
+
+// splitRankPrefix splits a line of a job's output into the rank of its
+// prefix and the rest: "[1,R]<stdout>:" or "[1,R]<stderr>:" (Open MPI
+// --tag-output: job, rank) or "[R] " (mpiexec.mpich -l). ok is false for a
+// line without such a prefix, for example the launcher's own
+// "[mpiexec@host] ..." messages.
+func splitRankPrefix(line string) (rank int, body string, ok bool) {
+	if !strings.HasPrefix(line, "[") {
+		return 0, line, false
+	}
+	end := strings.IndexByte(line, ']')
+	if end < 0 {
+		return 0, line, false
+	}
+	tag, rest := line[1:end], line[end+1:]
+	if job, r, two := strings.Cut(tag, ","); two {
+		if !digits(job) {
+			return 0, line, false
+		}
+		tag = r
+		var std bool
+		for _, s := range []string{"<stdout>:", "<stderr>:"} {
+			if strings.HasPrefix(rest, s) {
+				rest, std = rest[len(s):], true
+			}
+		}
+		if !std {
+			return 0, line, false
+		}
+	} else {
+		var sp bool
+		if rest, sp = strings.CutPrefix(rest, " "); !sp && rest != "" {
+			return 0, line, false
+		}
+	}
+	if !digits(tag) {
+		return 0, line, false
+	}
+	rank, err := strconv.Atoi(tag)
+	if err != nil {
+		return 0, line, false
+	}
+	return rank, rest, true
+}
+
+// digits reports whether s is a non-empty run of ASCII digits.
+func digits(s string) bool {
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// splitOutput splits a job's output by rank (see Output).
+func splitOutput(output string, ranks int, launcher string) Output {
+	o := Output{Launcher: launcher, Ranks: make([][]string, ranks)}
+	for _, line := range strings.Split(strings.TrimSuffix(output, "\n"), "\n") {
+		if r, body, ok := splitRankPrefix(line); ok && r < ranks {
+			o.Ranks[r] = append(o.Ranks[r], body)
+		} else if line != "" {
+			o.Other = append(o.Other, line)
+		}
+	}
+	return o
 }
 
 // stripRankPrefix removes the rank prefix a launcher puts before each
