@@ -3,10 +3,10 @@
 package wire
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"reflect"
+	"time"
 
 	"github.com/vmihailenco/msgpack/v5"
 )
@@ -114,7 +114,7 @@ type decoder[T any] struct {
 	p     []byte
 	count int  // values the payload must hold (checked by validate)
 	alias bool // bulk values may alias p (the caller handed p over)
-	r     *bytes.Reader
+	r     *payloadReader
 	dec   *msgpack.Decoder
 }
 
@@ -146,7 +146,7 @@ func (d *decoder[T]) next() (T, error) {
 		if err := validate(d.p, d.count); err != nil {
 			return v, err
 		}
-		d.r = bytes.NewReader(d.p)
+		d.r = newPayloadReader(d.p)
 		d.dec = msgpack.NewDecoder(d.r)
 	}
 	if d.r.Len() == 0 {
@@ -161,12 +161,16 @@ func (d *decoder[T]) next() (T, error) {
 	return v, nil
 }
 
-// decodeMsgpack decodes the next value into *v. msgpack v5.4.1 panics
-// (reflect.Value.IsNil on a struct) when it meets a msgpack nil where a
-// non-pointer value of an extension type such as time.Time is expected,
-// a time.Time field for example (found by FuzzDecodeValue); that panic is
-// malformed input, not user code, so it becomes ErrDecode. Every other
-// panic, a custom decoder's own included, goes on up unchanged.
+// decodeMsgpack decodes the next value into *v. A time.Time goes through
+// msgpack's registry (DecodeValue), where the codec's time decoder sits:
+// msgpack's Decode would read a *time.Time with its built-in timestamp
+// decoder (time_msgpack.go). msgpack v5.4.1 panics (reflect.Value.IsNil on
+// a struct) when it meets a msgpack nil where a non-pointer value of an
+// extension type registered with msgpack.RegisterExt is expected (found by
+// FuzzDecodeValue, on time.Time before the codec had its own time
+// decoder); that panic is malformed input, not user code, so it becomes
+// ErrDecode. Every other panic, a custom decoder's own included, goes on
+// up unchanged.
 func decodeMsgpack[T any](dec *msgpack.Decoder, v *T) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -177,6 +181,9 @@ func decodeMsgpack[T any](dec *msgpack.Decoder, v *T) (err error) {
 			panic(r)
 		}
 	}()
+	if tv, ok := any(v).(*time.Time); ok {
+		return dec.DecodeValue(reflect.ValueOf(tv).Elem())
+	}
 	return dec.Decode(v)
 }
 
@@ -211,7 +218,7 @@ func decodeItems[T any](payload []byte, count int, alias bool) ([]T, error) {
 		if err := validate(d.p, count); err != nil {
 			return nil, err
 		}
-		d.r = bytes.NewReader(d.p)
+		d.r = newPayloadReader(d.p)
 		d.dec = msgpack.NewDecoder(d.r)
 	}
 	out := make([]T, 0, count)

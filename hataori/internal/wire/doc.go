@@ -30,10 +30,25 @@
 // Numeric slices nested inside structs are encoded element by element by
 // msgpack unless the field uses the type hataori.Bulk, which carries them
 // as bytes too (its EncodeMsgpack/DecodeMsgpack methods are EncodeBulk and
-// DecodeBulk). Hataori does not register anything in msgpack's global type
-// registry (msgpack.Register and RegisterExt are process-wide and would
-// change how the program's own msgpack use encodes []float64), so opting in
-// per field is the only way to get bulk transfer for nested slices.
+// DecodeBulk). Opting in per field is the only way to get bulk transfer for
+// nested slices: a coder in msgpack's registry (msgpack.Register and
+// RegisterExt are process-wide) would change how the program's own msgpack
+// use encodes []float64.
+//
+// A time.Time, anywhere in a value, is a msgpack extension of Hataori's own
+// (type 'Z'; time_msgpack.go documents its bytes) that carries the instant
+// and the zone. msgpack has no per-encoder type hooks, so its coder is the
+// one thing Hataori puts in msgpack's registry (when package wire
+// initialises), and it acts only for Hataori's own encoders and decoders:
+// for every other one, the program's own msgpack use, it reads and writes
+// msgpack's timestamp extension exactly as msgpack's built-in time coder
+// does, except that a msgpack nil where a time.Time value is expected is an
+// error where msgpack v5.4.1 panics. A program that registers a time.Time
+// coder of its own replaces Hataori's (times then cross as that coder
+// carries them), and so does msgpack for the time fields of a struct type
+// it laid out before package wire initialised (a msgpack use in an init
+// function that runs earlier): those cross as msgpack's timestamp, the
+// instant in time.Local.
 //
 // # What crosses ranks
 //
@@ -58,9 +73,34 @@
 //     both sides: EncodeMsgpack/DecodeMsgpack (msgpack.CustomEncoder and
 //     CustomDecoder), MarshalMsgpack/UnmarshalMsgpack, MarshalBinary/
 //     UnmarshalBinary or MarshalText/UnmarshalText. It may keep unexported
-//     state; the check trusts its methods and does not look inside.
-//     time.Time crosses this way as an instant: Equal holds, but the
-//     location becomes time.Local and the monotonic clock reading is gone.
+//     state; the check trusts its methods and does not look inside;
+//   - time.Time, anywhere in a value, as the same instant in the same
+//     zone, whichever rank computed it: Equal holds, Zone() gives the same
+//     name and offset, Location().String() the same name. time.UTC comes
+//     back as time.UTC, the sender's time.Local as the receiver's
+//     time.Local when that gives the same zone name and offset at that
+//     instant, any other location (time.LoadLocation, time.FixedZone) as
+//     time.LoadLocation of its name when the receiver's tz database has it
+//     and it gives the same zone name and offset at that instant; failing
+//     that (another tz database version, a Local the receiver does not
+//     share), as time.FixedZone(zone name, offset): Zone() is still the
+//     sender's, but Location().String() is then the zone's name ("EST"),
+//     not the location's ("America/New_York"). The receiver caches what it
+//     resolved (at most 1024 zones by name, 1024 fixed zones), so repeated
+//     values neither reload the tz database nor allocate. The monotonic
+//     clock reading does not cross (it means nothing in another process):
+//     a time that crossed equals t.Round(0), while one the root kept (its
+//     own results are never encoded) still has it. So compare times with
+//     Equal, not ==, which also compares the monotonic reading and the
+//     *time.Location pointer (a location rebuilt on the receiver is its
+//     own, except time.UTC and time.Local); a callback that returns
+//     t.Round(0) in time.UTC or time.Local gets == too. Inside a type with
+//     its own encoding methods a time.Time is what those methods write:
+//     enc.EncodeValue and dec.DecodeValue of it (or of a struct holding
+//     it) carry the zone; enc.EncodeTime, enc.Encode(t), dec.DecodeTime
+//     and dec.Decode(&t) are msgpack's timestamp, the instant decoded in
+//     time.Local (and dec.Decode(&t) cannot read what enc.Encode(&t)
+//     writes, the zoned form).
 //
 // What does not: an unexported field without a `msgpack:"-"` tag (msgpack
 // skips it silently, so the receiver would see a zero value), a value of
@@ -71,8 +111,9 @@
 // fields with the same msgpack name, a field shadowed under an explicit
 // inline tag, an inlined embedded pointer, an embedded field of an
 // unexported non-struct type, encoding methods promoted from an embedded
-// field, which encode that field alone, and encoding methods on one side
-// only). The error, an *Error of kind ErrType that also matches
+// field, which encode that field alone, a type whose encoding methods are
+// those of an embedded time.Time, which keep the offset but not the zone's
+// name, and encoding methods on one side only). The error, an *Error of kind ErrType that also matches
 // ErrUnsupportedType, names the type, the path of the field inside it
 // ("field Inner.x", "element [i]", "the key type of field Index") and the
 // fix.

@@ -120,13 +120,14 @@ type fuzzValue struct {
 
 // sameBits reports whether a and b are equal with floats compared bit for
 // bit (so NaNs with equal payloads are equal) and times compared as
-// instants (a decoded time is in time.Local).
+// instants with the same Zone() and Location().String() (a decoded
+// time has a location of the decoder's: == would compare pointers).
 func sameBits(a, b reflect.Value) bool {
 	if a.Type() != b.Type() {
 		return false
 	}
 	if a.Type() == reflect.TypeFor[time.Time]() {
-		return a.Interface().(time.Time).Equal(b.Interface().(time.Time))
+		return sameTime(a.Interface().(time.Time), b.Interface().(time.Time))
 	}
 	switch a.Kind() {
 	case reflect.Float32, reflect.Float64:
@@ -224,6 +225,22 @@ func FuzzDecodeValue(f *testing.F) {
 		}
 		f.Add(b, 0)
 	}
+	// Zoned times (the codec's own time encoding), alone and in a field,
+	// and damaged ones.
+	zones := []*time.Location{time.UTC, time.Local, time.FixedZone("UTC+5:30", 19800), time.FixedZone("", -3600)}
+	if ny, err := time.LoadLocation("America/New_York"); err == nil {
+		zones = append(zones, ny)
+	}
+	for i, z := range zones {
+		tm := time.Date(2024, 3, 10, 6, 30+i*20, 0, i, time.UTC).In(z)
+		for _, b := range [][]byte{must(EncodeValue(nil, tm)), must(EncodeValue(nil, fuzzValue{When: tm}))} {
+			f.Add(b, i)
+		}
+	}
+	f.Add(zonedPayload(formZone, 1e9, 5, 19800, "IST", "Asia/Kolkata"), 0)
+	f.Add(zonedPayload(formLocal, -1, 999999999, -18000, "EST", ""), 0)
+	f.Add(zonedPayload(formZone, 1e9, 1e9, 1<<40, "x", "Nowhere/Zone"), 0)
+	f.Add(zonedPayload(formUTC, 0, 0, 0, "", "")[:8], 0)
 	f.Add([]byte{0xc7, 0x0c, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 1) // time ext with a zero payload
 	f.Add([]byte{0x81, 0xa4, 'W', 'h', 'e', 'n', 0xa4, 'j', 'u', 'n', 'k'}, 3)
 	f.Fuzz(func(t *testing.T, data []byte, shift int) {
@@ -286,4 +303,11 @@ func checkBulk[E Number](t *testing.T, data []byte, shift int) {
 		t.Fatalf("[]%T = %v, Bulk = %v", *new(E), s, b)
 	}
 	_, _ = DecodeValue[Bulk[E]](data) // the custom path inside the codec: typed error or value
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
 }

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 )
 
 // ErrUnsupportedType is matched by errors.Is against every *Error of kind
@@ -364,7 +365,45 @@ func promoted(t reflect.Type, enc string, p path) *problem {
 			"is lost: the msgpack encoding of %s is the %s method promoted from its embedded field %s, which encodes that field alone "+
 				"(give %s its own encoding methods, or make %s a named field)", t, enc, emb.Name, t, emb.Name)}
 	}
+	if fromTime(emb.Type, enc) {
+		// msgpack encodes t with time.Time's MarshalBinary, not with
+		// the codec's time coder (registered for time.Time alone).
+		return &problem{at: p.dot(emb.Name), msg: fmt.Sprintf(
+			"embeds time.Time, so msgpack encodes %s with the %s method of time.Time, which keeps the UTC offset "+
+				"but not the zone's name or location (make %s a named field, or give %s its own encoding methods)", t, enc, emb.Name, t)}
+	}
 	return nil
+}
+
+var timeType = reflect.TypeFor[time.Time]()
+
+// fromTime reports whether the method name that a struct gets from its
+// embedded field of type f is time.Time's, promoted through any chain of
+// embedded fields.
+func fromTime(f reflect.Type, name string) bool {
+	for range 64 { // embedding chains are short; a cycle ends here
+		for f.Kind() == reflect.Pointer {
+			f = f.Elem()
+		}
+		if f == timeType {
+			return true
+		}
+		if f.Kind() != reflect.Struct || declared(f, name) {
+			return false
+		}
+		next := -1
+		for i := 0; i < f.NumField(); i++ {
+			if g := f.Field(i); g.Anonymous && hasMethod(g.Type, name) {
+				next = i
+				break
+			}
+		}
+		if next < 0 {
+			return false
+		}
+		f = f.Field(next).Type
+	}
+	return false
 }
 
 // hasMethod reports whether t or *t has a method called name.

@@ -502,20 +502,6 @@ func TestCheckTypeAcceptsAndRoundTrips(t *testing.T) {
 	accept(t, struct{}{}, nil)
 }
 
-// TestTimeLosesOnlyLocation documents what time.Time keeps: the instant,
-// not the location or the monotonic clock reading.
-func TestTimeLosesOnlyLocation(t *testing.T) {
-	in := time.Date(2024, 1, 2, 3, 4, 5, 6, time.FixedZone("X", 3600))
-	b, err := EncodeValue(nil, in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := DecodeValue[time.Time](b)
-	if err != nil || !out.Equal(in) || out.Location() != time.Local {
-		t.Errorf("time round trip = %v (%v), %v; want the same instant in time.Local", out, out.Location(), err)
-	}
-}
-
 // TestPointerReceiverEncoding shows that values whose encoding methods
 // have pointer receivers are encoded (msgpack needs an addressable value).
 func TestPointerReceiverEncoding(t *testing.T) {
