@@ -16,7 +16,8 @@ import (
 // remoteLoop is a non-root rank's side of one call. Towards the root the
 // rank has logical slots: one per slot of its executor, plus one with
 // bounded prefetch. Each logical slot sends READY, gets a TASK (whose
-// RESULT it sends) or STOP; once every logical slot has stopped and every
+// RESULT it sends) or STOP (the first READY, slot 0's, stands for one of
+// every logical slot); once every logical slot has stopped and every
 // RESULT is sent, the rank sends its one DRAIN. TASKs go into one queue
 // that the executor's slots take from, so with prefetch a slot that
 // finishes a batch starts the prefetched one without a round trip; at most
@@ -98,9 +99,7 @@ func runRemote[T, U any](c *call[T, U], slots int, start func(serve func(int))) 
 	} else {
 		start(r.serve)
 	}
-	for s := range logical {
-		r.sendReady(s)
-	}
+	r.sendFirstReady()
 	r.loop()
 	step(r.k, r.w.SendDrain())
 	r.send(drainFrame(drainStats(time.Since(c.t0), r.meters)))
@@ -172,6 +171,19 @@ func (r *remoteLoop[T, U]) send(buf []byte) {
 	if err := r.k.sendFrame(r.c.root, tagPmap, buf); err != nil {
 		r.k.abortTransport(err)
 	}
+}
+
+// sendFirstReady sends the rank's first READY, slot 0's, which announces
+// its logical slots and stands for a READY of each of them: at the start
+// every slot is free, and the root deals each one a batch before it serves
+// any other message (see rootLoop.firstDeal), so the first batches reach
+// every logical slot of every rank however late this rank's coordinator
+// runs. One message instead of one per logical slot.
+func (r *remoteLoop[T, U]) sendFirstReady() {
+	for s := 1; s < r.logical; s++ {
+		step(r.k, r.w.SendReady(s))
+	}
+	r.sendReady(0)
 }
 
 // sendReady sends slot s's READY (marked canceled once ctx has ended).

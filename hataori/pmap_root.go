@@ -129,9 +129,7 @@ func runRoot[T, U any](c *call[T, U], slots []int, pending []pendingReady, start
 	} else {
 		start(r.serve)
 	}
-	for _, p := range pending {
-		r.onReady(p.rank, 0, p.status)
-	}
+	r.firstDeal(slots, pending)
 	r.loop(c.inline)
 	r.progress(true)
 	r.mu.Lock()
@@ -158,6 +156,51 @@ func runRoot[T, U any](c *call[T, U], slots []int, pending []pendingReady, start
 		c.callStats = &cs
 	}
 	return r.out
+}
+
+// firstDeal answers the other ranks' first READYs, each of which stands for
+// a READY of every logical slot of its rank (remoteLoop.sendFirstReady),
+// before the coordinator serves any other message: slot by slot across the
+// ranks (every rank's slot 0 in rank order, then every rank's slot 1, …),
+// so that the first batches spread over the ranks and, between ranks with
+// as many slots, every executor slot is dealt before any prefetch slot (a
+// rank's last). So every logical slot of every rank gets a batch of the
+// first deal unless the input runs out first (the root's own slots take
+// theirs meanwhile), whatever the order and timing in which the ranks'
+// coordinators run: a rank whose coordinator is descheduled right after
+// its first READY still gets its share, where separate READYs per slot
+// could arrive after faster ranks had taken the whole input. Cost: one
+// blocking send per logical slot (TASK or STOP), as before.
+func (r *rootLoop[T, U]) firstDeal(slots []int, pending []pendingReady) {
+	for _, ps := range dealOrder(slots, pending) {
+		r.onReady(ps.rank, ps.slot, ps.status)
+	}
+}
+
+// dealt is one (rank, slot) of the first deal, with the status of its
+// rank's first READY.
+type dealt struct {
+	rank, slot int
+	status     uint8
+}
+
+// dealOrder is the order in which firstDeal answers the implicit READYs of
+// pending (one per logical slot, slots[rank] of them): slot-major, ranks in
+// the order of pending.
+func dealOrder(slots []int, pending []pendingReady) []dealt {
+	var out []dealt
+	for s := 0; ; s++ {
+		more := false
+		for _, p := range pending {
+			if s < slots[p.rank] {
+				out = append(out, dealt{p.rank, s, p.status})
+				more = true
+			}
+		}
+		if !more {
+			return out
+		}
+	}
 }
 
 // collectMissing records, for a CollectAll call that stopped early, the
