@@ -164,8 +164,8 @@ func TestPmapRootAnswersWhileComputing(t *testing.T) {
 // TestPmapPrefetch runs Pmap with bounded prefetch, MPI-only and hybrid:
 // every item exactly once, results in order, the same converged error on
 // every rank when items fail, and, by the remote coordinators' own count,
-// a remote rank held a prefetched batch beyond its running ones, never
-// more than one.
+// every remote rank held a prefetched batch beyond its running ones at
+// some point, never more than one.
 func TestPmapPrefetch(t *testing.T) {
 	if !mpitest.Child() {
 		pmapJob(t, "TestPmapPrefetch", 1, 2, 4)
@@ -179,13 +179,19 @@ func TestPmapPrefetch(t *testing.T) {
 			debugPrefetchMax.Store(0)
 			var calls atomic.Int64
 			// A remote rank's callbacks wait until its coordinator holds a
-			// batch beyond the running ones (which only prefetch allows);
-			// the root's are slow, so that the input outlasts the first
-			// round of READYs.
-			// The root's callbacks first wait until every remote logical
-			// slot got a TASK, so that the root cannot take the rest of the
-			// input before the other ranks' READYs are answered (across
-			// TCP hosts those arrive late).
+			// batch beyond the running ones (which only prefetch allows),
+			// that is, until every logical slot of the rank got a TASK
+			// while its executor slots still run their first batches. The
+			// schedule is forced by events: the root's first deal answers
+			// every rank's first READY with a TASK for each of its logical
+			// slots before the root serves any other message, so faster
+			// ranks cannot take the input first however late a rank's
+			// coordinator runs (across TCP hosts on a loaded machine its
+			// READYs could arrive tens of ms apart); the root's callbacks
+			// wait until that deal is sent (every remote logical slot got a
+			// TASK), so the root's own slots cannot take it first either.
+			// 20 or 60 batches outnumber the root's slots and the remote
+			// logical slots together (at most 2 + 3*3).
 			logical := 2 // a remote rank's executor slot plus the prefetch slot
 			if m.mode == Outer {
 				logical = e.dom.Workers() + 1
@@ -199,7 +205,6 @@ func TestPmapPrefetch(t *testing.T) {
 							return 0, fmt.Errorf("the root sent %d TASKs, want %d", debugTasks.Load()-base, (e.size-1)*logical)
 						}
 					}
-					time.Sleep(2 * time.Millisecond)
 					return 3 * x, nil
 				}
 				for deadline := time.Now().Add(20 * time.Second); debugPrefetchMax.Load() < 1; time.Sleep(100 * time.Microsecond) {
