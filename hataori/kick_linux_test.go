@@ -1,7 +1,9 @@
 package hataori
 
 import (
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -84,4 +86,54 @@ func TestKickNoLostSignal(t *testing.T) {
 			t.Fatalf("took %d of %d items in 5 s: a signal was lost", taken, n)
 		}
 	}
+}
+
+// TestKickSignalOneNoLostItem is the remote slots' hand-off (nextJob):
+// several consumers wait on one kick for items a producer queues one at a
+// time, each with signalOne, which wakes one waiter only. The producer
+// queues the next item only once the last was taken and every consumer
+// waits again, so every item needs a wake-up: one that was lost would
+// leave the item queued while every consumer sleeps into its (long)
+// timeout.
+func TestKickSignalOneNoLostItem(t *testing.T) {
+	const consumers, n = 3, 2000
+	// A raw futex wait keeps its P: leave one for the producer.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(consumers + 1))
+	var k kick
+	var queued, taken atomic.Int64
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	for range consumers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !stop.Load() {
+				seen := k.seq()
+				if q := queued.Load(); taken.Load() < q && taken.CompareAndSwap(q-1, q) {
+					continue
+				}
+				k.wait(seen, 10*time.Second)
+			}
+		}()
+	}
+	t0 := time.Now()
+	for i := int64(1); i <= n; i++ {
+		for k.waiters.Load() < consumers && time.Since(t0) < 5*time.Second {
+			runtime.Gosched()
+		}
+		queued.Store(i)
+		k.signalOne()
+		for taken.Load() < i {
+			if time.Since(t0) > 5*time.Second {
+				stop.Store(true)
+				k.signal()
+				wg.Wait()
+				t.Fatalf("item %d of %d not taken after 5 s: a wake-up was lost", i, n)
+			}
+			runtime.Gosched()
+		}
+	}
+	stop.Store(true)
+	k.signal()
+	wg.Wait()
 }
