@@ -2,6 +2,7 @@ package hataori
 
 import (
 	"errors"
+	"sync/atomic"
 
 	"github.com/hataori/hataori-go/hataori/internal/mpi"
 )
@@ -21,6 +22,11 @@ import (
 // goroutine that initialised MPI, locked to its OS thread (see InitThread).
 // The zero Comm is invalid: its methods return ErrInvalidComm.
 //
+// A Comm is a small value, cheap to copy and to pass by value. Copies of a
+// Comm from Dup share its state: once Free has released it through any
+// copy, every copy is invalid and its methods, and the collective calls on
+// it, return ErrInvalidComm without calling MPI.
+//
 // # Errors
 //
 // An MPI failure in a method is returned as an *MPIError carrying MPI's
@@ -37,6 +43,17 @@ import (
 type Comm struct {
 	h    mpi.Handle
 	kind commKind
+	// dup is the state every copy of a Comm from Dup shares (nil for the
+	// other kinds, which Hataori never frees).
+	dup *dupState
+}
+
+// dupState is shared by the copies of one communicator from Dup.
+type dupState struct {
+	// freed is set by Free once MPI_Comm_free succeeded. It is written
+	// only on the MPI main thread; it is atomic so that Handle, which
+	// calls no MPI, may be read from any goroutine.
+	freed atomic.Bool
 }
 
 // commKind says where a Comm came from, which decides whether Free may
@@ -112,15 +129,25 @@ func CommFromHandle(h uintptr) Comm {
 
 // Handle returns the communicator's MPI handle as an integer, valid for
 // other libraries sharing the same MPI in this process (0 for the zero
-// Comm).
-func (c Comm) Handle() uintptr { return uintptr(c.h) }
+// Comm and for a freed one). It calls no MPI.
+func (c Comm) Handle() uintptr {
+	if c.freed() {
+		return 0
+	}
+	return uintptr(c.h)
+}
 
-// handle returns c's transport handle, or why c cannot be used.
+// freed reports whether c came from Dup and was freed, through any copy.
+func (c Comm) freed() bool { return c.dup != nil && c.dup.freed.Load() }
+
+// handle returns c's transport handle, or why c cannot be used: ErrNoMPI
+// without a backend, ErrInvalidComm for the zero Comm and for a freed one.
+// It calls no MPI.
 func (c Comm) handle() (mpi.Handle, error) {
 	if mpi.Backend() == "none" {
 		return 0, ErrNoMPI
 	}
-	if c.kind == commInvalid {
+	if c.kind == commInvalid || c.freed() {
 		return 0, ErrInvalidComm
 	}
 	return c.h, nil
@@ -143,24 +170,27 @@ func (c Comm) Dup() (Comm, error) {
 		_ = mpi.Free(&d)
 		return Comm{}, mpiErr(err)
 	}
-	return Comm{h: d, kind: commDup}, nil
+	return Comm{h: d, kind: commDup, dup: new(dupState)}, nil
 }
 
 // Free releases a communicator created by Dup (MPI_Comm_free, a collective
-// call) and makes *c invalid. It returns ErrNotFreeable for the world
-// communicator and for one from CommFromHandle.
-func (c *Comm) Free() error {
-	if _, err := c.handle(); err != nil {
+// call) and makes c and every copy of it invalid: their methods, a second
+// Free included, and the collective calls on them return ErrInvalidComm
+// without calling MPI. It returns ErrNotFreeable for the world
+// communicator and for one from CommFromHandle. If MPI_Comm_free fails
+// (an *MPIError), c stays valid.
+func (c Comm) Free() error {
+	h, err := c.handle()
+	if err != nil {
 		return err
 	}
 	if c.kind != commDup {
 		return ErrNotFreeable
 	}
-	h := c.h
 	if err := mpi.Free(&h); err != nil {
 		return mpiErr(err)
 	}
-	*c = Comm{}
+	c.dup.freed.Store(true)
 	return nil
 }
 

@@ -28,7 +28,8 @@ func TestCommErrorsMPI(t *testing.T) {
 		}
 		return
 	}
-	runtime.LockOSThread() // this goroutine becomes the MPI main thread
+	// InitThread locks this goroutine to its thread: it becomes the MPI
+	// main thread.
 	if _, err := hataori.InitThread(hataori.ThreadFunneled); err != nil {
 		t.Fatalf("InitThread: %v", err)
 	}
@@ -36,7 +37,9 @@ func TestCommErrorsMPI(t *testing.T) {
 		if err := hataori.Finalize(); err != nil {
 			t.Errorf("Finalize: %v", err)
 		}
-		runtime.UnlockOSThread() // keep the thread alive after MPI_Finalize
+		// Undo InitThread's lock: a thread that exits with its goroutine
+		// after MPI_Finalize crashes in the MPI library (both MPIs).
+		runtime.UnlockOSThread()
 	}()
 	world, err := hataori.World()
 	if err != nil {
@@ -154,4 +157,92 @@ func someOnRank0[T any](c hataori.Comm, v T) hataori.Maybe[T] {
 		return hataori.Some(v)
 	}
 	return hataori.None[T]()
+}
+
+// TestCommFreedCopyMPI: Free releases a communicator from Dup for every
+// copy of it, not only the one it was called on. Each copy (a plain copy,
+// one held in a struct, the freed value itself) then reports
+// ErrInvalidComm from its methods, a second Free included, and Broadcast
+// and Pmap on it return a local preflight error (Rank -1) wrapping
+// ErrInvalidComm on every rank without calling MPI with the freed handle:
+// a later collective call on World still matches on every rank.
+func TestCommFreedCopyMPI(t *testing.T) {
+	if !mpitest.Child() {
+		for _, n := range []int{2, 4} {
+			mpitest.Run(t, mpitest.Config{Ranks: n, Timeout: time.Minute, Test: "TestCommFreedCopyMPI"})
+		}
+		return
+	}
+	rank, size := mpitest.Init(t)
+	world, err := hataori.World()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dup, err := world.Dup()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := dup
+	held := struct{ c hataori.Comm }{dup}
+	if cp.Handle() == 0 || cp.Handle() != dup.Handle() {
+		t.Fatalf("copy Handle = %#x, Dup Handle = %#x", cp.Handle(), dup.Handle())
+	}
+	if r, err := cp.Rank(); err != nil || r != rank {
+		t.Fatalf("copy Rank before Free = %d, %v; want %d", r, err, rank)
+	}
+	if err := dup.Free(); err != nil {
+		t.Fatalf("Free: %v", err)
+	}
+	ctx := context.Background()
+	items := hataori.None[[]int]()
+	if rank == 0 {
+		items = hataori.Some([]int{1, 2, 3})
+	}
+	ran := 0
+	for _, c := range []struct {
+		name string
+		comm hataori.Comm
+	}{{"copy", cp}, {"copy in a struct", held.c}, {"freed Comm", dup}} {
+		if h := c.comm.Handle(); h != 0 {
+			t.Errorf("rank %d: %s: Handle after Free = %#x, want 0", rank, c.name, h)
+		}
+		if _, err := c.comm.Rank(); !errors.Is(err, hataori.ErrInvalidComm) {
+			t.Fatalf("rank %d: %s: Rank after Free = %v, want ErrInvalidComm", rank, c.name, err)
+		}
+		if _, err := c.comm.Size(); !errors.Is(err, hataori.ErrInvalidComm) {
+			t.Fatalf("rank %d: %s: Size after Free = %v, want ErrInvalidComm", rank, c.name, err)
+		}
+		if _, err := c.comm.Dup(); !errors.Is(err, hataori.ErrInvalidComm) {
+			t.Fatalf("rank %d: %s: Dup after Free = %v, want ErrInvalidComm", rank, c.name, err)
+		}
+		if err := c.comm.Free(); !errors.Is(err, hataori.ErrInvalidComm) {
+			t.Fatalf("rank %d: %s: second Free = %v, want ErrInvalidComm", rank, c.name, err)
+		}
+		value := hataori.None[int]()
+		if rank == 0 {
+			value = hataori.Some(7)
+		}
+		_, err := hataori.Broadcast(ctx, c.comm, 0, value)
+		var ce *hataori.CollectiveError
+		if !errors.As(err, &ce) || ce.Rank != -1 || ce.Kind != hataori.KindPreflight || !errors.Is(err, hataori.ErrInvalidComm) {
+			t.Fatalf("rank %d: %s: Broadcast after Free = %v, want a local preflight error wrapping ErrInvalidComm", rank, c.name, err)
+		}
+		_, err = hataori.Pmap(ctx, c.comm, nil, hataori.Options{}, items, func(x int) (int, error) {
+			ran++
+			return x, nil
+		})
+		var pe *hataori.PmapError
+		if !errors.As(err, &pe) || pe.Rank != -1 || pe.Kind != hataori.KindPreflight || !errors.Is(err, hataori.ErrInvalidComm) {
+			t.Fatalf("rank %d: %s: Pmap after Free = %v, want a local preflight error wrapping ErrInvalidComm", rank, c.name, err)
+		}
+	}
+	if ran != 0 {
+		t.Errorf("rank %d: %d callbacks ran on a freed communicator", rank, ran)
+	}
+	// No rank entered a collective call on the freed handle: the next one
+	// on World matches on every rank.
+	all, err := hataori.Gather(ctx, world, 0, int64(rank))
+	if err != nil || (rank == 0 && len(all) != size) {
+		t.Fatalf("rank %d: Gather on World after the refused calls = %v, %v", rank, all, err)
+	}
 }

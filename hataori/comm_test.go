@@ -89,7 +89,8 @@ func TestCommOwnInit(t *testing.T) {
 		}
 		return
 	}
-	runtime.LockOSThread() // this goroutine becomes the MPI main thread
+	// InitThread locks this goroutine to its thread: it becomes the MPI
+	// main thread.
 	got, err := hataori.InitThread(hataori.ThreadFunneled)
 	if err != nil || got < hataori.ThreadFunneled {
 		t.Fatalf("InitThread = %v, %v", got, err)
@@ -141,7 +142,9 @@ func TestCommOwnInit(t *testing.T) {
 	if err := hataori.Finalize(); err != nil {
 		t.Fatalf("Finalize: %v", err)
 	}
-	runtime.UnlockOSThread() // keep the thread alive after MPI_Finalize
+	// Undo InitThread's lock: a thread that exits with its goroutine
+	// after MPI_Finalize crashes in the MPI library (both MPIs).
+	runtime.UnlockOSThread()
 	if ok, err := hataori.Initialized(); err != nil || ok {
 		t.Fatalf("Initialized after Finalize = %v, %v; want false", ok, err)
 	}
@@ -182,6 +185,11 @@ func TestCommForeignInit(t *testing.T) {
 	}
 	rank, size := mpitest.Init(t) // MPI initialised by the harness, not by Hataori
 	got, err := hataori.InitThread(hataori.ThreadMultiple)
+	// InitThread locked this goroutine once more: undo that lock, so that
+	// mpitest's cleanup, which undoes its own after MPI_Finalize, leaves
+	// the thread unlocked (a thread that exits with its goroutine after
+	// MPI_Finalize crashes in the MPI library).
+	runtime.UnlockOSThread()
 	if err != nil || got < hataori.ThreadFunneled {
 		t.Fatalf("InitThread on initialised MPI = %v, %v; want the level in force", got, err)
 	}

@@ -207,7 +207,8 @@ func ExampleComm_Dup() {
 	}
 }
 
-// Free releases what Dup created, and only that.
+// Free releases what Dup created, and only that. Copies of a Comm share
+// it: after Free every copy is invalid.
 func ExampleComm_Free() {
 	world, err := hataori.World()
 	if err != nil {
@@ -217,10 +218,11 @@ func ExampleComm_Free() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	kept := dup                        // a copy, e.g. stored in a struct
 	if err := dup.Free(); err != nil { // collective, like Dup
 		log.Fatal(err)
 	}
-	_, err = dup.Size()
+	_, err = kept.Size()
 	fmt.Println("after Free:", errors.Is(err, hataori.ErrInvalidComm))
 	fmt.Println("Free(world):", errors.Is(world.Free(), hataori.ErrNotFreeable))
 }
