@@ -147,8 +147,9 @@ var nextDomainID atomic.Int64
 // NewDomain starts a domain of cfg.Workers workers. It validates the
 // configuration, starts every worker (pinning it in Managed mode on Linux)
 // and waits, at most cfg.StartTimeout, for each to report. Any failure
-// returns a *DomainError wrapping ErrNoWorkers, ErrCPUNotAllowed,
-// ErrDuplicateCPU, ErrTooManyWorkers, ErrPinFailed or ErrStartTimeout, and
+// returns a *DomainError wrapping ErrInvalidPinning, ErrNoWorkers,
+// ErrCPUNotAllowed, ErrDuplicateCPU, ErrTooManyWorkers, ErrPinFailed or
+// ErrStartTimeout, and
 // stops every worker already started (a worker stuck in start-up stops as
 // soon as it gets going). Call Close when done with the domain.
 func NewDomain(cfg DomainConfig) (*Domain, error) {
@@ -216,7 +217,7 @@ func NewLocalDomain() (*Domain, error) {
 
 func validateConfig(cfg DomainConfig) error {
 	if cfg.Pinning != Declared && cfg.Pinning != Managed {
-		return &DomainError{Op: "validate", CPU: -1, Err: fmt.Errorf("invalid placement mode %d", int(cfg.Pinning))}
+		return &DomainError{Op: "validate", CPU: -1, Err: fmt.Errorf("%w: %v (want Declared or Managed)", ErrInvalidPinning, cfg.Pinning)}
 	}
 	if cfg.Workers < 1 {
 		return &DomainError{Op: "validate", CPU: -1, Err: fmt.Errorf("%w (workers = %d)", ErrNoWorkers, cfg.Workers)}

@@ -55,6 +55,8 @@ func TestNewDomainErrors(t *testing.T) {
 		{"duplicate cpu", DomainConfig{Oversubscribe: true, Workers: 1, CPUs: []int{allowed[0], allowed[0]}, Pinning: Managed}, ErrDuplicateCPU, allowed[0]},
 		{"too many workers", DomainConfig{Oversubscribe: true, Workers: len(allowed) + 1, CPUs: allowed, Pinning: Managed}, ErrTooManyWorkers, -1},
 		{"managed without cpus", DomainConfig{Oversubscribe: true, Workers: 1, Pinning: Managed}, ErrTooManyWorkers, -1},
+		{"invalid pinning", DomainConfig{Oversubscribe: true, Workers: 1, Pinning: PinMode(9)}, ErrInvalidPinning, -1},
+		{"negative pinning", DomainConfig{Oversubscribe: true, Workers: 1, CPUs: allowed[:1], Pinning: PinMode(-1)}, ErrInvalidPinning, -1},
 	}
 	base := liveWorkers.Load()
 	for _, tt := range tests {
@@ -72,13 +74,11 @@ func TestNewDomainErrors(t *testing.T) {
 			}
 		})
 	}
-	t.Run("invalid placement", func(t *testing.T) {
-		var de *DomainError
-		_, err := NewDomain(DomainConfig{Oversubscribe: true, Workers: 1, Pinning: PinMode(9)})
-		if !errors.As(err, &de) {
-			t.Fatalf("err = %v, want *DomainError", err)
-		}
-	})
+	// The message names the mode it refused.
+	_, err := NewDomain(DomainConfig{Oversubscribe: true, Workers: 1, Pinning: PinMode(9)})
+	if want := "hataori: domain validate: invalid pinning mode: PinMode(9) (want Declared or Managed)"; err == nil || err.Error() != want {
+		t.Errorf("invalid pinning: %v, want %q", err, want)
+	}
 }
 
 var errFakePin = errors.New("fake sched_setaffinity failure")

@@ -36,6 +36,9 @@ var (
 
 // Sentinel errors of domain construction, wrapped by *DomainError.
 var (
+	// ErrInvalidPinning reports a DomainConfig.Pinning other than Declared
+	// or Managed.
+	ErrInvalidPinning = errors.New("invalid pinning mode")
 	// ErrNoWorkers reports a worker count below one.
 	ErrNoWorkers = errors.New("no workers requested")
 	// ErrCPUNotAllowed reports a CPU outside the process's allowed set
@@ -79,9 +82,9 @@ func (e *MapError) Error() string {
 func (e *MapError) Unwrap() error { return e.err }
 
 // DomainError reports a failed NewDomain. Err wraps one of the
-// construction sentinels (ErrNoWorkers, ErrCPUNotAllowed, ErrDuplicateCPU,
-// ErrTooManyWorkers, ErrPinFailed, ErrStartTimeout), possibly joined with
-// an operating-system error.
+// construction sentinels (ErrInvalidPinning, ErrNoWorkers,
+// ErrCPUNotAllowed, ErrDuplicateCPU, ErrTooManyWorkers, ErrPinFailed,
+// ErrStartTimeout), possibly joined with an operating-system error.
 type DomainError struct {
 	// Op is the construction step that failed: "validate", "pin" or
 	// "start".
