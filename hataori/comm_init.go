@@ -63,9 +63,10 @@ var ownership struct {
 //
 //	func init() { runtime.LockOSThread() }
 //
-// The lock is taken also when MPI was already initialised (then the
-// calling goroutine must be on the thread that initialised it; the
-// collective calls check that they are).
+// When MPI was already initialised elsewhere, InitThread takes no lock:
+// the program must then make the collective calls on the thread that
+// initialised MPI (they check that they are), normally by locking its main
+// goroutine in init as above.
 //
 // After initialising, InitThread sets MPI_ERRORS_RETURN on
 // MPI_COMM_WORLD, so that an MPI error on World is returned as an
@@ -78,9 +79,6 @@ func InitThread(level ThreadLevel) (ThreadLevel, error) {
 	if level < ThreadSingle || level > ThreadMultiple {
 		return ThreadSingle, fmt.Errorf("%w: %d (want ThreadSingle..ThreadMultiple)", ErrThreadLevel, int(level))
 	}
-	// Never unlocked: this goroutine is the MPI main thread from now on,
-	// whether or not the program locked it in init.
-	runtime.LockOSThread()
 	ok, err := mpi.Initialized()
 	if err != nil {
 		return ThreadSingle, mpiErr(err)
@@ -89,8 +87,12 @@ func InitThread(level ThreadLevel) (ThreadLevel, error) {
 		got, err := mpi.QueryThread()
 		return ThreadLevel(got), mpiErr(err)
 	}
+	// Never unlocked once MPI is up: this goroutine is the MPI main thread
+	// from now on, whether or not the program locked it in init.
+	runtime.LockOSThread()
 	got, err := mpi.InitThread(mpi.ThreadLevel(level))
 	if err != nil {
+		runtime.UnlockOSThread()
 		return ThreadSingle, mpiErr(err)
 	}
 	ownership.Lock()
