@@ -208,9 +208,13 @@ func (l *Lib) Wtime() float64 {
 // maxLibraryVersion is MPIABI_MAX_LIBRARY_VERSION_STRING.
 const maxLibraryVersion = 8192
 
-// LibraryVersion returns the wrapped MPI's version string
-// (MPI_Get_library_version), e.g. "Open MPI v4.1.4, ..." or
-// "MPICH Version: 4.0.2 ...". It may be called before Init.
+// LibraryVersion returns the library's version string
+// (MPIABI_Get_library_version). Hataori's wrapper returns the wrapped
+// MPI's own string (MPI_Get_library_version), e.g. "Open MPI v4.1.4, ..."
+// or "MPICH Version:\t4.0.2\n..."; MPIwrapper puts a line of its own in
+// front, "MPIwrapper 2.11.0, using MPIABI 2.10.0, wrapping:", and the
+// wrapped MPI's string after it. launch.ParseVersion names the MPI under
+// either. It may be called before Init.
 func (l *Lib) LibraryVersion() (string, error) {
 	if l.fn.libraryVersion == 0 {
 		return "", l.missing("MPIABI_Get_library_version")

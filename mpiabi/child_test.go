@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/hataori/hataori-go/mpiabi"
+	"github.com/hataori/hataori-go/mpiabi/launch"
 )
 
 // initChild locks the test goroutine to its thread and initialises MPI at
@@ -168,6 +169,12 @@ func checkFamilyConstants(t *testing.T, l *mpiabi.Lib, family string) {
 	}
 	if !strings.Contains(v, w.version) {
 		t.Errorf("LibraryVersion %q does not mention %s", v, w.version)
+	}
+	// Hataori's wrapper passes the MPI's own string through: no wrapper
+	// line, and the family read from its first line.
+	first, _, _ := strings.Cut(v, "\n")
+	if p := launch.ParseVersion(v); p.Family.String() != w.version || p.Wrapper != "" || p.MPI != strings.TrimSpace(first) {
+		t.Errorf("ParseVersion(%q) = %+v, want family %s from the first line and no wrapper", v, p, w.version)
 	}
 	if family == "mpich" && (l.CommWorld != 0x44000000 || l.CommSelf != 0x44000001 || l.CommNull != 0x04000000) {
 		t.Errorf("MPICH comms %#x %#x %#x", l.CommWorld, l.CommSelf, l.CommNull)

@@ -96,7 +96,7 @@ type LauncherError struct {
 	LauncherSize int    // its value
 	CommSize     int    // what Comm_size returned
 	Launcher     string // which launcher sets Var
-	Library      string // first line of the library's version string
+	Library      string // the version string's line naming the MPI under the wrapper (launch.ParseVersion)
 	Path         string // the MPIABI library path
 	Hint         string // which launcher and library to pair
 }

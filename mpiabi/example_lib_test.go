@@ -6,11 +6,11 @@ import (
 	"log"
 	"os"
 	"runtime"
-	"strings"
 	"time"
 	"unsafe"
 
 	"github.com/hataori/hataori-go/mpiabi"
+	"github.com/hataori/hataori-go/mpiabi/launch"
 )
 
 // These examples need MPI: a program started under mpirun with MPI_RT_LIB
@@ -35,6 +35,9 @@ func ExampleLoad() {
 }
 
 // LibraryVersion names the MPI under the wrapper; it works before Init.
+// launch.ParseVersion reads it whichever wrapper wrote it (Hataori's
+// passes the MPI's own string through, MPIwrapper puts a line of its own
+// first).
 func ExampleLib_LibraryVersion() {
 	lib, err := mpiabi.Load()
 	if err != nil {
@@ -44,13 +47,13 @@ func ExampleLib_LibraryVersion() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	switch {
-	case strings.HasPrefix(v, "Open MPI"):
+	switch mpi := launch.ParseVersion(v); mpi.Family {
+	case launch.OpenMPI:
 		fmt.Println("wraps Open MPI: start with Open MPI's mpirun")
-	case strings.HasPrefix(v, "MPICH"):
+	case launch.MPICH:
 		fmt.Println("wraps MPICH: start with mpiexec.mpich")
 	default:
-		fmt.Println("wraps", strings.SplitN(v, "\n", 2)[0])
+		fmt.Println("wraps", mpi.MPI)
 	}
 }
 

@@ -3,6 +3,8 @@ package mpiabi_test
 import (
 	"errors"
 	"math"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"unsafe"
@@ -263,5 +265,86 @@ func TestOptionalFunctionsMissing(t *testing.T) {
 	var me *mpiabi.Error
 	if !errors.As(err, &me) || me.Code != 3 || me.Text != "" {
 		t.Errorf("error without Error_string = %#v", err)
+	}
+}
+
+// Version strings as MPIwrapper 2.11.0 writes them: a line of its own, then
+// the wrapped MPI's string.
+const (
+	mpiwrapperOpenMPI = "MPIwrapper 2.11.0, using MPIABI 2.10.0, wrapping:\n" +
+		"Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: v4.1.4, May 26, 2022"
+	mpiwrapperMPICH = "MPIwrapper 2.11.0, using MPIABI 2.10.0, wrapping:\n" +
+		"MPICH Version:\t4.0.2\nMPICH Release date:\tThu Apr  7 12:34:45 CDT 2022\nMPICH Device:\tch4:ucx\n"
+)
+
+// What ExampleLib_LibraryVersion prints for each family.
+const (
+	wrapsOpenMPI = "wraps Open MPI: start with Open MPI's mpirun\n"
+	wrapsMPICH   = "wraps MPICH: start with mpiexec.mpich\n"
+)
+
+// openFakeVersion opens the fake library with version as its library
+// version string.
+func openFakeVersion(t *testing.T, version string) (*mpiabi.Lib, string) {
+	t.Helper()
+	path := buildFixture(t, "fake.c", nil, "-DFAKE_VERSION="+strconv.Quote(version))
+	l, err := mpiabi.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := l.LibraryVersion(); err != nil || v != version {
+		t.Fatalf("fixture LibraryVersion = %q, %v; want %q", v, err, version)
+	}
+	return l, path
+}
+
+// TestFakeCheckLauncherMPIwrapper: under MPIwrapper the launcher error
+// names the wrapped MPI (the version string's second line), not
+// MPIwrapper's own first line, and pairs the launcher with it.
+func TestFakeCheckLauncherMPIwrapper(t *testing.T) {
+	for _, c := range []struct {
+		version, library, launcher, wraps string
+	}{
+		{mpiwrapperOpenMPI, "Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: v4.1.4, May 26, 2022", "PMI_SIZE", "wraps Open MPI: start the program with Open MPI's mpirun"},
+		{mpiwrapperMPICH, "MPICH Version:\t4.0.2", "OMPI_COMM_WORLD_SIZE", "wraps MPICH: start the program with MPICH's mpiexec"},
+	} {
+		l, _ := openFakeVersion(t, c.version)
+		for _, v := range []string{"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"} {
+			t.Setenv(v, "")
+		}
+		t.Setenv(c.launcher, "4")
+		err := l.CheckLauncher(l.CommWorld)
+		var le *mpiabi.LauncherError
+		if !errors.As(err, &le) {
+			t.Fatalf("CheckLauncher = %v, want *LauncherError", err)
+		}
+		if le.Library != c.library || !strings.Contains(le.Hint, c.wraps) {
+			t.Errorf("CheckLauncher under %s: Library %q, Hint %q; want %q and a hint with %q", c.launcher, le.Library, le.Hint, c.library, c.wraps)
+		}
+	}
+}
+
+// TestFakeExampleLibraryVersion runs ExampleLib_LibraryVersion against
+// libraries whose version strings are MPIwrapper's and the MPIs' own (each
+// in a process of its own: Load caches the first library it opens).
+func TestFakeExampleLibraryVersion(t *testing.T) {
+	if os.Getenv(childVar) != "" {
+		t.Skip("inside a child")
+	}
+	for _, c := range []struct {
+		name, version, want string
+	}{
+		{"MPIwrapper over Open MPI", mpiwrapperOpenMPI, wrapsOpenMPI},
+		{"MPIwrapper over MPICH", mpiwrapperMPICH, wrapsMPICH},
+		{"Open MPI", "Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: v4.1.4, May 26, 2022", wrapsOpenMPI},
+		{"MPICH", "MPICH Version:\t4.0.2\nMPICH Release date:\tThu Apr  7 12:34:45 CDT 2022\n", wrapsMPICH},
+		{"another MPI", "Intel(R) MPI Library 2021.6 for Linux* OS\n", "wraps Intel(R) MPI Library 2021.6 for Linux* OS\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, path := openFakeVersion(t, c.version)
+			if out := runChild(t, path, "fake", "libversion"); !strings.Contains(out, c.want) {
+				t.Errorf("ExampleLib_LibraryVersion printed\n%s\nwant %q", out, c.want)
+			}
+		})
 	}
 }

@@ -1,10 +1,6 @@
 package mpiabi
 
-import (
-	"strings"
-
-	"github.com/hataori/hataori-go/mpiabi/launch"
-)
+import "github.com/hataori/hataori-go/mpiabi/launch"
 
 // CheckLauncher compares the world size announced by the launcher
 // (OMPI_COMM_WORLD_SIZE, PMI_SIZE, PMIX_SIZE) with CommSize(c), where c is
@@ -22,13 +18,14 @@ func (l *Lib) CheckLauncher(c Comm) error {
 		return nil
 	}
 	version, _ := l.LibraryVersion()
-	first := strings.TrimSpace(strings.SplitN(version, "\n", 2)[0])
-	if first == "" {
-		first = "unknown MPI library"
+	v := launch.ParseVersion(version)
+	name := v.MPI
+	if name == "" {
+		name = "unknown MPI library"
 	}
 	return &LauncherError{
 		Var: a.Var, LauncherSize: a.Size, CommSize: size, Launcher: a.Who,
-		Library: first, Path: l.Path, Hint: launcherHint(a.Family, launch.FamilyOf(version)),
+		Library: name, Path: l.Path, Hint: launcherHint(a.Family, v.Family),
 	}
 }
 

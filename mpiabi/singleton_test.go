@@ -34,6 +34,10 @@ var singletonCases = map[string]func(t *testing.T, l *mpiabi.Lib, family string)
 	"p2p":    childP2P,
 	"nonblk": childNonblocking,
 	"allocs": childAllocs,
+	// libversion runs ExampleLib_LibraryVersion (the parent reads what it
+	// prints): Load caches the first library, so each library needs a
+	// process of its own.
+	"libversion": func(*testing.T, *mpiabi.Lib, string) { ExampleLib_LibraryVersion() },
 }
 
 // TestSingleton runs every singleton case against every configured wrapper,
@@ -52,20 +56,24 @@ func TestSingleton(t *testing.T) {
 				}
 				t.Skipf("%s is not set: run eval \"$(scripts/build-wrappers.sh)\" to test against the %s wrapper", w.envVar, w.family)
 			}
-			for _, name := range []string{"basics", "p2p", "nonblk", "allocs"} {
+			for _, name := range []string{"basics", "p2p", "nonblk", "allocs", "libversion"} {
 				t.Run(name, func(t *testing.T) {
 					if name == "allocs" && raceEnabled {
 						t.Skip("allocation counts are not meaningful under -race (sync.Pool drops items)")
 					}
-					runChild(t, path, w.family, name)
+					out := runChild(t, path, w.family, name)
+					if want := map[string]string{"openmpi": wrapsOpenMPI, "mpich": wrapsMPICH}[w.family]; name == "libversion" && !strings.Contains(out, want) {
+						t.Errorf("ExampleLib_LibraryVersion through the %s wrapper printed\n%s\nwant %q", w.family, out, want)
+					}
 				})
 			}
 		})
 	}
 }
 
-// runChild re-executes the test binary to run one case, bounded by a timeout.
-func runChild(t *testing.T, lib, family, name string) {
+// runChild re-executes the test binary to run one case, bounded by a
+// timeout, and returns what the child printed.
+func runChild(t *testing.T, lib, family, name string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestSingletonChild$", "-test.v", "-test.count=1")
@@ -89,6 +97,7 @@ func runChild(t *testing.T, lib, family, name string) {
 		t.Fatalf("child %s/%s failed (%v):\n%s", family, name, err, out.String())
 	}
 	t.Logf("child %s/%s passed", family, name)
+	return out.String()
 }
 
 // TestSingletonChild is the body of a child process; it skips otherwise.

@@ -45,16 +45,65 @@ func (f Family) Launcher() string {
 	return "the mpirun of the MPI it uses"
 }
 
-// FamilyOf guesses the family from an MPI library version string
-// (MPI_Get_library_version).
-func FamilyOf(version string) Family {
-	switch {
-	case strings.Contains(version, "Open MPI"):
-		return OpenMPI
-	case strings.Contains(version, "MPICH"):
-		return MPICH
+// FamilyOf is the family of the MPI a library version string names:
+// ParseVersion(version).Family.
+func FamilyOf(version string) Family { return ParseVersion(version).Family }
+
+// Version is what a library version string (MPI_Get_library_version, or
+// MPIABI_Get_library_version of an MPIABI library) says about the MPI
+// that does the work.
+type Version struct {
+	// Family is that MPI's family, Unknown when its line names neither
+	// Open MPI nor MPICH.
+	Family Family
+	// MPI is the line that names that MPI, trimmed, for example
+	// "Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev:
+	// v4.1.4, May 26, 2022" or "MPICH Version:\t4.0.2"; "" when the
+	// string names none.
+	MPI string
+	// Wrapper is the wrapper's own line in front of it, for example
+	// "MPIwrapper 2.11.0, using MPIABI 2.10.0, wrapping:", and "" when the
+	// string is the MPI's own (Hataori's wrapper passes that through
+	// unchanged). Nested wrappers' lines are joined by newlines.
+	Wrapper string
+}
+
+// ParseVersion reads an MPI library version string, the MPI's own or a
+// wrapper's. A wrapper may put lines of its own in front of the wrapped
+// MPI's string, each ending in "wrapping:" (MPIwrapper writes
+// "MPIwrapper 2.11.0, using MPIABI 2.10.0, wrapping:" and then the wrapped
+// MPI's string on the next line); ParseVersion skips them and takes the
+// first line after them as the MPI's. Its family is read from that line
+// alone (Open MPI's begins "Open MPI v…", MPICH's "MPICH Version:"), so
+// that nothing later in the string, such as a configure line, can mislead
+// it. ParseVersion costs one pass over the string's leading lines and
+// never fails: a string it cannot read gives Family Unknown.
+func ParseVersion(version string) Version {
+	var v Version
+	var wrappers []string
+	rest := version
+	for rest != "" {
+		line, next, _ := strings.Cut(rest, "\n")
+		rest = next
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		if strings.HasSuffix(line, "wrapping:") {
+			wrappers = append(wrappers, line)
+			continue
+		}
+		v.MPI = line
+		break
 	}
-	return Unknown
+	v.Wrapper = strings.Join(wrappers, "\n")
+	switch {
+	case strings.Contains(v.MPI, "Open MPI"):
+		v.Family = OpenMPI
+	case strings.Contains(v.MPI, "MPICH"):
+		v.Family = MPICH
+	}
+	return v
 }
 
 // Announcement is the world size a launcher exported to every rank.

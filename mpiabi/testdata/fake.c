@@ -2,7 +2,8 @@
  * fake.c: a fake MPIABI library for mpiabi's loader tests (no MPI needed).
  * Built by the tests with gcc into a temporary directory. Constant values
  * are deliberately unusual so that the tests can tell they were read from
- * the library. -DFAKE_MAJOR=n changes the major version; a linker version
+ * the library. -DFAKE_MAJOR=n changes the major version, -DFAKE_VERSION=s
+ * the library version string (a C string literal); a linker version
  * script hides single symbols to produce "missing symbol" libraries.
  */
 #include <stdint.h>
@@ -11,6 +12,9 @@
 
 #ifndef FAKE_MAJOR
 #define FAKE_MAJOR 2
+#endif
+#ifndef FAKE_VERSION
+#define FAKE_VERSION "MPICH Version: 0.0.0-fake\nsecond line"
 #endif
 
 typedef uintptr_t H;
@@ -118,7 +122,7 @@ int MPIABI_Barrier(H c) { return c == MPIABI_COMM_NULL ? 3 : 0; }
 int MPIABI_Abort(H c, int code) { (void)c; return code == 0 ? 0 : 9; }
 double MPIABI_Wtime(void) { return 12.5; }
 int MPIABI_Get_library_version(char *v, int *n) {
-  const char *s = "MPICH Version: 0.0.0-fake\nsecond line";
+  const char *s = FAKE_VERSION;
   strcpy(v, s);
   *n = (int)strlen(s);
   return 0;

@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/hataori/hataori-go/mpiabi"
+	"github.com/hataori/hataori-go/mpiabi/launch"
 )
 
 var (
@@ -75,11 +76,12 @@ func get() (*mpiabi.Lib, error) {
 // the same collectives, and a rank that silently fell back to blocking
 // ones would leave the others waiting in nonblocking ones for ever. It
 // also reports whether the collective calls duplicate with Idup: not under
-// Open MPI (see Polite).
+// Open MPI (see Polite), as named by the library version string's MPI line
+// (the wrapped MPI's under MPIwrapper, see launch.ParseVersion).
 func checkCollectiveSymbols(l *mpiabi.Lib) (idup bool, err error) {
 	missing := ""
 	v, err := l.LibraryVersion()
-	idup = err == nil && !strings.Contains(v, "Open MPI")
+	idup = err == nil && launch.FamilyOf(v) != launch.OpenMPI
 	switch {
 	case err != nil:
 		missing = "MPIABI_Get_library_version"

@@ -3,10 +3,10 @@
 package mpi
 
 import (
-	"strings"
 	"unsafe"
 
 	"github.com/hataori/hataori-go/mpiabi"
+	"github.com/hataori/hataori-go/mpiabi/launch"
 )
 
 // Reading a message's byte count with MPIABI_Get_count costs a second
@@ -45,12 +45,13 @@ var countState struct {
 	trusted  bool
 }
 
-// layoutOf picks the native status layout from a library version string.
+// layoutOf picks the native status layout from a library version string
+// (the MPI under a wrapper: see launch.ParseVersion).
 func layoutOf(version string) statusLayout {
-	switch {
-	case strings.Contains(version, "Open MPI"):
+	switch launch.FamilyOf(version) {
+	case launch.OpenMPI:
 		return layoutOpenMPI
-	case strings.Contains(version, "MPICH"):
+	case launch.MPICH:
 		return layoutMPICH
 	}
 	return layoutNone
