@@ -1,9 +1,10 @@
 // Package launch tells which MPI launcher started the process and how many
 // ranks it announced, so that a program started by the other MPI's
 // launcher (where every rank comes up alone, as a singleton) can be
-// detected and explained. It reads only the environment and imports no
-// MPI: both of Hataori's backends (package mpiabi and the cgo binding) use
-// it.
+// detected and explained, and which MPI a library version string names
+// (ParseVersion, also under a wrapper such as MPIwrapper). It reads only
+// the environment and the strings it is given, and imports no MPI: both of
+// Hataori's backends (package mpiabi and the cgo binding) use it.
 package launch
 
 import (
