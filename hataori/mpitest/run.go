@@ -119,6 +119,9 @@ func Run(t *testing.T, cfg Config) {
 	if cfg.Ranks < 1 || cfg.Test == "" {
 		t.Fatalf("mpitest.Run: invalid config %+v: need Ranks >= 1 and Test", cfg)
 	}
+	if sg := cfg.Signal; sg != nil && (sg.Send == nil || sg.After == "") {
+		t.Fatalf("mpitest.Run: invalid Signal %+v: need Send and After", *sg)
+	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
 	}
