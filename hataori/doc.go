@@ -5,11 +5,14 @@
 // # Local execution
 //
 // Map applies a callback to every item on the calling goroutine. MapIn
-// applies it on a Domain: a fixed set of worker goroutines, each locked to
-// its OS thread, optionally pinned to declared CPUs (Managed placement on
-// Linux). A LocalMode picks how items meet workers: Sequential (one worker,
-// in order), Outer (every item once across all workers) or Inner (items in
-// order, each lent the whole domain through Domain.Parallel).
+// applies it on a Domain: a fixed set of worker goroutines. In Managed
+// placement (Linux) each worker is locked to its own OS thread and pinned
+// to its declared CPU; otherwise workers are ordinary goroutines, which
+// the runtime runs on any thread (a hand-off to one costs well under a
+// microsecond, against 10–50 µs to a locked thread). A LocalMode picks how
+// items meet workers: Sequential (one worker, in order), Outer (every item
+// once across all workers) or Inner (items in order, each lent the whole
+// domain through Domain.Parallel).
 //
 // Every local call takes a context.Context first: when it ends, no further
 // item starts and the call returns an error wrapping ctx.Err(). Callback
@@ -20,17 +23,20 @@
 //
 // # GOMAXPROCS
 //
-// Domain workers are goroutines locked to OS threads. A locked thread still
-// needs one of the runtime's GOMAXPROCS Ps to run Go code, so a domain of W
-// busy workers uses W Ps. The goroutine that drives an MPI call (Pmap) is
-// the coordinator and needs a P too while a batch runs on the workers:
-// set GOMAXPROCS to at least W+1 on a rank that coordinates, and never
-// below W. Go's default GOMAXPROCS is the number of CPUs the process may
-// use (affinity mask and cgroup quota). Under mpirun with several ranks
-// per node, bind each rank to its own cores (e.g. --bind-to core
-// --map-by slot:PE=k) or set GOMAXPROCS to the rank's CPU share; then size
-// the domain to that share. NewLocalDomain uses min(GOMAXPROCS, allowed
-// CPUs) workers.
+// A busy worker, locked or not, needs one of the runtime's GOMAXPROCS Ps to
+// run Go code, so at most GOMAXPROCS workers of a MapIn compute at once.
+// Pmap makes room itself: for the duration of a call whose callbacks run
+// off the calling goroutine it raises GOMAXPROCS, when lower, to the
+// rank's computing goroutines (W for an Outer or Inner domain of W
+// workers, 1 for Sequential and MPI-only, the lane count for lanes) plus
+// one for the coordinator, the goroutine that drives the call and answers
+// the other ranks, and restores it afterwards. Go's default GOMAXPROCS is
+// the number of CPUs the process may use (affinity mask and cgroup quota).
+// Under mpirun with several ranks per node, bind each rank to its own
+// cores (e.g. --bind-to core --map-by slot:PE=k) and size the domain to
+// that share: NewLocalDomain uses min(GOMAXPROCS, allowed CPUs) workers,
+// and NewDomain refuses more workers than allowed CPUs unless
+// DomainConfig.Oversubscribe is set.
 //
 // # Errors, progress and statistics across ranks
 //
@@ -49,7 +55,10 @@
 //
 // # Threads and MPI
 //
-// A program that uses MPI must call runtime.LockOSThread() in an init()
-// function of package main, so that the main goroutine stays on the thread
-// that initialised MPI. Domain workers never call MPI.
+// The goroutine that initialises MPI is the MPI main thread and makes
+// every MPI call, the collective calls' included: InitThread locks its
+// caller to its OS thread for that. A program may also lock its main
+// goroutine to the process's main thread in an init() function of package
+// main (runtime.LockOSThread()), which some MPI libraries and tools
+// prefer. Domain workers and lanes never call MPI.
 package hataori

@@ -63,9 +63,11 @@ const DefaultStartTimeout = 5 * time.Second
 
 // DomainConfig describes a domain for NewDomain.
 type DomainConfig struct {
-	// Workers is the number of worker goroutines (each on its own locked
-	// OS thread). It must be at least one, and at most len(CPUs) when CPUs
-	// is given.
+	// Workers is the number of worker goroutines: in Managed placement
+	// each is locked to its own OS thread and pinned to its CPU,
+	// otherwise they are ordinary goroutines. It must be at least one, at
+	// most len(CPUs) when CPUs is given, and at most the number of CPUs
+	// the process may use unless Oversubscribe is set.
 	Workers int
 	// CPUs is the declared CPU set. Every CPU must be in the process's
 	// allowed set, and none may appear twice. Managed mode requires it;
@@ -118,10 +120,10 @@ var (
 // NewDomain refuses more workers than allowed CPUs unless
 // DomainConfig.Oversubscribe is set.
 //
-// In Managed mode on Linux worker i is pinned to CPUs[i]. Worker threads
-// never return to the runtime's thread pool (a locked goroutine that exits
-// takes its thread with it), so a pinned CPU mask never leaks to other
-// goroutines.
+// In Managed mode on Linux worker i is pinned to CPUs[i]. The threads of
+// Managed workers never return to the runtime's thread pool (a locked
+// goroutine that exits takes its thread with it), so a pinned CPU mask
+// never leaks to other goroutines.
 type Domain struct {
 	id        int
 	cpus      []int
@@ -250,9 +252,11 @@ func validateConfig(cfg DomainConfig) error {
 	return nil
 }
 
-// ID returns the domain's process-unique id. Ids count from 0 in creation
-// order, so a rank's first (usually only) domain has id 0, the seed's
-// domain_id of a place (rank, domain_id).
+// ID returns the domain's id, unique within the process: ids count from 0
+// in the order NewDomain (or NewLocalDomain) succeeded, so a rank's first,
+// usually only, domain has id 0. With the rank it names a place where
+// items run, for example in logs: (rank, domain id). It returns -1 for a
+// nil *Domain.
 func (d *Domain) ID() int {
 	if d == nil {
 		return -1
