@@ -19,14 +19,18 @@ import (
 )
 
 // poisonV is the value poisonAt cannot decode: far enough into the input
-// that its batch is never among the first ones, which the root's slots
-// may hold (holdRoot).
+// that its batch is never one the root's slots hold (holdRoot: batches
+// among the first slots+1, at most 3 batches of at most 3 items here).
 const poisonV = 37
 
-// poisonAt encodes fine, and fails to decode when V is poisonV.
+// poisonAt encodes fine, and fails to decode when V is poisonV. As an item
+// it is gated (see gateTasks) like gated.
 type poisonAt struct{ V int }
 
-func (p poisonAt) EncodeMsgpack(enc *msgpack.Encoder) error { return enc.EncodeInt(int64(p.V)) }
+func (p poisonAt) EncodeMsgpack(enc *msgpack.Encoder) error {
+	waitTaskGate()
+	return enc.EncodeInt(int64(p.V))
+}
 
 func (p *poisonAt) DecodeMsgpack(dec *msgpack.Decoder) error {
 	v, err := dec.DecodeInt64()
@@ -40,18 +44,23 @@ func (p *poisonAt) DecodeMsgpack(dec *msgpack.Decoder) error {
 	return nil
 }
 
-// holdRoot is a callback wrapper for tests that need an item to cross
-// ranks: on the root each callback waits for the call's context to end
-// (FailFast: the failure elsewhere cancels it) or for 20 s, so the root's
-// slots keep one of the first batches each and every later batch goes to
-// another rank.
-func holdRoot[U any](e *rankEnv, f func(x int) (U, error)) func(context.Context, int) (U, error) {
+// holdRoot is a callback wrapper for tests that need items to cross
+// ranks: on the root each callback arrives at g and then waits for the
+// call's context to end (FailFast: the failure elsewhere cancels it), for
+// gateWait at most. With g as the call's task gate (gateTasks) and one
+// arrival wanted per root slot (execMode.rootSlots), the root's
+// coordinator sends no TASK before every root slot holds a batch: the
+// root's slots hold batches among the first slots+1, whatever the order in
+// which the slots and the other ranks start, and every later batch goes
+// to another rank.
+func holdRoot[U any](e *rankEnv, g *gate, f func(x int) (U, error)) func(context.Context, int) (U, error) {
 	return func(ctx context.Context, x int) (U, error) {
 		if e.rank == 0 {
+			g.arrive()
 			select {
 			case <-ctx.Done():
 				return *new(U), context.Cause(ctx)
-			case <-time.After(20 * time.Second):
+			case <-time.After(gateWait):
 				return *new(U), errors.New("the root's callback was never cancelled")
 			}
 		}
@@ -91,8 +100,12 @@ func TestPmapFailingIndex(t *testing.T) {
 			}
 
 			// A result that fails to decode at the root.
-			_, err = PmapContext(ctx, e.world, m.d, Options{BatchSize: batch, Mode: m.mode}, e.items(60),
-				holdRoot(e, func(x int) (poisonAt, error) { return poisonAt{x}, nil }))
+			g := newGate(m.rootSlots())
+			end := e.gateTasks(what+" result decode", g)
+			hold := holdRoot(e, g, func(x int) (poisonAt, error) { return poisonAt{x}, nil })
+			_, err = PmapContext(ctx, e.world, m.d, Options{BatchSize: batch, Mode: m.mode}, e.gatedItems(60),
+				func(ctx context.Context, x gated) (poisonAt, error) { return hold(ctx, int(x)) })
+			end()
 			pe = e.sameError(what+" result decode", err, KindWire)
 			if pe.Index != poisonV || pe.Rank != 0 || !strings.Contains(pe.Message, fmt.Sprint("poisoned ", poisonV)) || !strings.Contains(pe.Message, fmt.Sprint("item ", poisonV)) {
 				t.Errorf("%s: result decode: %v (Index %d), want item %d reported by the root", what, err, pe.Index, poisonV)
@@ -108,10 +121,12 @@ func TestPmapFailingIndex(t *testing.T) {
 				}
 				items = Some(xs)
 			}
+			g = newGate(m.rootSlots())
+			end = e.gateTasks(what+" item decode", g)
+			holdInt := holdRoot(e, g, func(x int) (int, error) { return x, nil })
 			_, err = PmapContext(ctx, e.world, m.d, Options{BatchSize: batch, Mode: m.mode}, items,
-				func(ctx context.Context, p poisonAt) (int, error) {
-					return holdRoot(e, func(x int) (int, error) { return x, nil })(ctx, p.V)
-				})
+				func(ctx context.Context, p poisonAt) (int, error) { return holdInt(ctx, p.V) })
+			end()
 			pe = e.sameError(what+" item decode", err, KindWire)
 			if pe.Index != poisonV || pe.Rank == 0 || !strings.Contains(pe.Message, fmt.Sprint("poisoned ", poisonV)) {
 				t.Errorf("%s: item decode: %v (Index %d), want item %d reported by a remote rank", what, err, pe.Index, poisonV)
@@ -357,24 +372,38 @@ func TestPmapCollectAll(t *testing.T) {
 	}
 
 	if e.size > 1 {
-		// Results that fail to decode on the root: the root's own slots
-		// hold their first batch until every other item finished (by the
-		// progress hook's count), so item poisonV certainly crosses ranks.
-		var done atomic.Int64
+		// Results that fail to decode on the root: the root's coordinator
+		// sends no TASK before both of the root's slots hold a batch (the
+		// task gate), and they hold it until the other ranks finished
+		// every other item (by the progress hook's count), so the root
+		// holds batches among the first three and item poisonV certainly
+		// crosses ranks.
 		for _, batch := range []int{1, 3} {
-			slots := int64(e.dom.Workers())
+			what := fmt.Sprintf("result decode batch=%d", batch)
+			slots := e.dom.Workers()
+			others := 40 - slots*batch // the items the other ranks run
+			g := newGate(slots)
+			end := e.gateTasks(what, g)
+			finished := make(chan struct{})
+			var once sync.Once
 			out, err := PmapContext(ctx, e.world, e.dom, Options{BatchSize: batch, Mode: Outer, OnError: CollectAll,
-				OnProgress: func(p Progress) { done.Store(int64(p.Done)) }, ProgressEvery: time.Millisecond},
-				e.items(40), func(_ context.Context, x int) (poisonAt, error) {
+				OnProgress: func(p Progress) {
+					if p.Done >= others {
+						once.Do(func() { close(finished) })
+					}
+				}, ProgressEvery: time.Millisecond},
+				e.gatedItems(40), func(_ context.Context, x gated) (poisonAt, error) {
 					if e.rank == 0 {
-						for deadline := time.Now().Add(20 * time.Second); done.Load() < 40-slots*int64(batch) && time.Now().Before(deadline); {
-							time.Sleep(time.Millisecond)
+						g.arrive()
+						select {
+						case <-finished:
+						case <-time.After(gateWait):
+							return poisonAt{}, fmt.Errorf("the root held item %d %v: the other ranks never finished theirs", x, gateWait)
 						}
 					}
-					return poisonAt{x}, nil
+					return poisonAt{int(x)}, nil
 				})
-			done.Store(0)
-			what := fmt.Sprintf("result decode batch=%d", batch)
+			end()
 			pe := e.sameError(what, err, KindWire)
 			lo, hi := poisonV, poisonV+1
 			if batch == 3 {
@@ -411,24 +440,41 @@ func TestPmapCollectAll(t *testing.T) {
 	}
 
 	// The root's context ends mid-call: the call stops, the root keeps
-	// what finished, and every item without a result is listed.
+	// what finished, and every item without a result is listed. The root
+	// cancels in its 10th callback, before its coordinator has sent any
+	// TASK (the task gate opens right after), so the other ranks finish
+	// at most the batches of the first deal, one per slot: many items
+	// never run. The root's callbacks that start after the cancellation
+	// fail with it (stopped items, listed with the root's rank), so
+	// however far the root's slot gets before its scheduler stops, no item
+	// is left both unlisted and without a result.
 	const total = 200
 	cctx, cancel := context.WithCancel(ctx)
+	g := newGate(1)
+	end := e.gateTasks("canceled", g)
 	var rootRuns atomic.Int64
-	out, err := Pmap(cctx, e.world, nil, Options{OnError: CollectAll}, e.items(total), func(x int) (int, error) {
-		if e.rank == 0 && rootRuns.Add(1) == 10 {
-			cancel()
+	out, err := PmapContext(cctx, e.world, nil, Options{OnError: CollectAll}, e.gatedItems(total), func(ctx context.Context, x gated) (int, error) {
+		if e.rank == 0 {
+			if ctx.Err() != nil {
+				return 0, ctx.Err()
+			}
+			if rootRuns.Add(1) == 10 {
+				cancel()
+				g.open()
+			}
 		}
-		time.Sleep(2 * time.Millisecond)
-		return x + 1, nil
+		return int(x) + 1, nil
 	})
+	end()
 	cancel()
 	pe := e.sameError("canceled", err, KindCanceled)
 	if !e.same(hashString(failureKey(pe.Failures))) || len(pe.Failures) == 0 || pe.Index != -1 {
 		t.Errorf("canceled: %v with %d failures", err, len(pe.Failures))
 	}
 	for _, f := range pe.Failures {
-		if f.Kind != KindCanceled || f.Rank != -1 || !strings.Contains(f.Message, "no result") {
+		neverRan := f.Rank == -1 && strings.Contains(f.Message, "no result")
+		stopped := f.Rank == 0 && strings.Contains(f.Message, "stopped by the call's cancellation")
+		if f.Kind != KindCanceled || !neverRan && !stopped {
 			t.Errorf("canceled: failure %+v", f)
 			break
 		}
@@ -470,8 +516,13 @@ func TestPmapCallContext(t *testing.T) {
 			var firstLast atomic.Bool
 			var mu sync.Mutex
 			var causes []string
+			// No TASK leaves the root before each of its slots waits in a
+			// callback, so some callback waits whichever rank the trigger
+			// is on and however late the root's slots start.
+			g := newGate(m.rootSlots())
+			end := e.gateTasks(what, g)
 			start := time.Now()
-			_, err := PmapContext(ctx, e.world, m.d, Options{Mode: m.mode}, e.items(8*e.size), func(cctx context.Context, x int) (int, error) {
+			_, err := PmapContext(ctx, e.world, m.d, Options{Mode: m.mode}, e.gatedItems(8*e.size), func(cctx context.Context, x gated) (int, error) {
 				switch {
 				case trigger == "item" && e.rank == last && firstLast.CompareAndSwap(false, true):
 					time.Sleep(20 * time.Millisecond)
@@ -481,6 +532,9 @@ func TestPmapCallContext(t *testing.T) {
 					time.AfterFunc(20*time.Millisecond, cancel)
 				}
 				waited.Add(1)
+				if e.rank == 0 {
+					g.arrive()
+				}
 				select {
 				case <-cctx.Done():
 					stopped.Add(1)
@@ -489,10 +543,11 @@ func TestPmapCallContext(t *testing.T) {
 					mu.Unlock()
 					return 0, cctx.Err()
 				case <-time.After(30 * time.Second):
-					return x, nil
+					return int(x), nil
 				}
 			})
 			el := time.Since(start)
+			end()
 			cancel()
 			switch trigger {
 			case "item":
@@ -558,19 +613,41 @@ func TestPmapProgressHook(t *testing.T) {
 			const n = 40
 			var reports []Progress
 			var foreign atomic.Int64
+			// The root's callbacks wait for a first report (all but the
+			// first one at world size one, where only the root computes),
+			// and no TASK leaves the root before each of its slots waits
+			// in one: so the call cannot end before a report, and there is
+			// a final one besides, however the items spread over the ranks.
+			g := newGate(m.rootSlots())
+			end := e.gateTasks(what, g)
+			reported := make(chan struct{})
+			var once sync.Once
+			var rootCalls atomic.Int64
 			_, err := Pmap(context.Background(), e.world, m.d, Options{Mode: m.mode, OnError: policy, ProgressEvery: 5 * time.Millisecond,
 				OnProgress: func(p Progress) {
 					if goroutineID() != me || onWorker() {
 						foreign.Add(1)
 					}
 					reports = append(reports, p)
-				}}, e.items(n), func(x int) (int, error) {
+					once.Do(func() { close(reported) })
+				}}, e.gatedItems(n), func(x gated) (int, error) {
+				if e.rank == 0 {
+					g.arrive()
+					if rootCalls.Add(1) > 1 || e.size > 1 {
+						select {
+						case <-reported:
+						case <-time.After(gateWait):
+							return 0, fmt.Errorf("no progress report while the root held item %d", x)
+						}
+					}
+				}
 				time.Sleep(3 * time.Millisecond)
 				if policy == CollectAll && x%10 == 0 {
 					return 0, errors.New("tenth")
 				}
-				return x, nil
+				return int(x), nil
 			})
+			end()
 			if policy == FailFast && err != nil || policy == CollectAll && err == nil {
 				t.Errorf("%s: %v", what, err)
 			}

@@ -127,16 +127,8 @@ func (e *rankEnv) sameError(what string, err error, kind ErrorKind) *PmapError {
 
 // modes lists the executors a test runs over: MPI-only and the three
 // hybrid modes.
-func (e *rankEnv) modes() []struct {
-	name string
-	d    *Domain
-	mode LocalMode
-} {
-	return []struct {
-		name string
-		d    *Domain
-		mode LocalMode
-	}{{"mpi-only", nil, Sequential}, {"sequential", e.dom, Sequential}, {"outer", e.dom, Outer}, {"inner", e.dom, Inner}}
+func (e *rankEnv) modes() []execMode {
+	return []execMode{{"mpi-only", nil, Sequential}, {"sequential", e.dom, Sequential}, {"outer", e.dom, Outer}, {"inner", e.dom, Inner}}
 }
 
 func (e *rankEnv) items(n int) Maybe[[]int] {
@@ -146,6 +138,125 @@ func (e *rankEnv) items(n int) Maybe[[]int] {
 	xs := make([]int, n)
 	for i := range xs {
 		xs[i] = i
+	}
+	return Some(xs)
+}
+
+// execMode is one executor of modes.
+type execMode struct {
+	name string
+	d    *Domain
+	mode LocalMode
+}
+
+// rootSlots is the number of slots the root offers with executor m: one
+// per worker for Outer, one otherwise (Sequential, Inner, MPI-only).
+func (m execMode) rootSlots() int {
+	if m.d != nil && m.mode == Outer {
+		return m.d.Workers()
+	}
+	return 1
+}
+
+// gateWait bounds how long a gate is waited for; a gate still closed then
+// fails the test (gateTasks), it never passes it by luck.
+const gateWait = 20 * time.Second
+
+// gate is an event that a test opens from the root's callbacks and that
+// the root's coordinator waits for before it encodes any TASK (through
+// gated items, see gateTasks). The root's own slots take their batches
+// from the scheduler directly, without the coordinator, so while the gate
+// is closed at most one batch (the one whose TASK waits) is dealt to
+// another rank: a test whose root callbacks open the gate once every root
+// slot holds a batch knows, by that event and not by timing, that the
+// root holds batches among the first slots+1, and that every later batch
+// goes to another rank while the root's slots hold theirs.
+type gate struct {
+	want   int64 // arrivals that open it
+	n      atomic.Int64
+	opened chan struct{}
+	once   sync.Once
+	late   atomic.Bool // a wait gave up after gateWait
+}
+
+// newGate returns a closed gate that the want-th arrival opens.
+func newGate(want int) *gate { return &gate{want: int64(want), opened: make(chan struct{})} }
+
+// arrive counts one arrival (a root callback reaching its hold); the
+// want-th opens the gate.
+func (g *gate) arrive() {
+	if g.n.Add(1) == g.want {
+		g.open()
+	}
+}
+
+func (g *gate) open() { g.once.Do(func() { close(g.opened) }) }
+
+// wait blocks until the gate opens, for gateWait at most (then it notes
+// that it gave up).
+func (g *gate) wait() {
+	select {
+	case <-g.opened:
+	case <-time.After(gateWait):
+		g.late.Store(true)
+	}
+}
+
+// taskGate is the gate the root's item encoders wait for (nil: none). Only
+// rank 0 sets it (gateTasks), for one call at a time.
+var taskGate atomic.Pointer[gate]
+
+// waitTaskGate is what the msgpack encoders of gated and poisonAt do first.
+// Items are encoded only by the root's coordinator, for the TASKs of other
+// ranks (the root's own batches are never encoded, and remote ranks encode
+// results, not items), so this holds exactly the TASKs.
+func waitTaskGate() {
+	if g := taskGate.Load(); g != nil {
+		g.wait()
+	}
+}
+
+// gateTasks makes the root's coordinator encode no TASK of gated (or
+// poisonAt) items before g opens, for one call; the function it returns
+// ends that after the call and fails the test if the coordinator gave up
+// waiting (the gate never opened). On other ranks it does nothing.
+func (e *rankEnv) gateTasks(what string, g *gate) (end func()) {
+	if e.rank != 0 {
+		return func() {}
+	}
+	taskGate.Store(g)
+	return func() {
+		e.t.Helper()
+		taskGate.Store(nil)
+		if g.late.Load() {
+			e.t.Errorf("%s: the root's coordinator waited %v for its gate to open, in vain", what, gateWait)
+		}
+	}
+}
+
+// gated is an int item whose encoding for a TASK first waits for the task
+// gate (gateTasks).
+type gated int
+
+func (g gated) EncodeMsgpack(enc *msgpack.Encoder) error {
+	waitTaskGate()
+	return enc.EncodeInt(int64(g))
+}
+
+func (g *gated) DecodeMsgpack(dec *msgpack.Decoder) error {
+	v, err := dec.DecodeInt64()
+	*g = gated(v)
+	return err
+}
+
+// gatedItems is items(n) as gated items.
+func (e *rankEnv) gatedItems(n int) Maybe[[]gated] {
+	if e.rank != 0 {
+		return None[[]gated]()
+	}
+	xs := make([]gated, n)
+	for i := range xs {
+		xs[i] = gated(i)
 	}
 	return Some(xs)
 }

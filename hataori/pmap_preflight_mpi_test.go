@@ -143,7 +143,9 @@ func TestPmapPreflight(t *testing.T) {
 // TestPmapProgress shows, by recorded event order, that the hybrid root
 // receives a remote 2 MiB RESULT while one of its own batches is still
 // running: the root's callbacks only return after the coordinator traced
-// such a receive.
+// such a receive, and the coordinator sends no TASK before each of the
+// root's slots holds a batch (the task gate), so the root holds some
+// batches and the other ranks get the rest, however late either starts.
 func TestPmapProgress(t *testing.T) {
 	needTrace(t)
 	if !mpitest.Child() {
@@ -169,8 +171,12 @@ func TestPmapProgress(t *testing.T) {
 				close(got)
 			}
 		}
-		out, err := Pmap(context.Background(), e.world, e.dom, Options{Mode: mode}, e.items(n), func(x int) ([]float64, error) {
+		m := execMode{mode.String(), e.dom, mode}
+		g := newGate(m.rootSlots())
+		end := e.gateTasks(m.name, g)
+		out, err := Pmap(context.Background(), e.world, e.dom, Options{Mode: mode}, e.gatedItems(n), func(x gated) ([]float64, error) {
 			if e.rank == 0 {
+				g.arrive()
 				select {
 				case <-got:
 				case <-time.After(30 * time.Second):
@@ -180,6 +186,7 @@ func TestPmapProgress(t *testing.T) {
 			}
 			return make([]float64, 1<<18), nil // 2 MiB
 		})
+		end()
 		pmapTrace = nil
 		if err != nil {
 			t.Fatalf("%v: %v", mode, err)
