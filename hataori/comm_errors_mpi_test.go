@@ -142,8 +142,9 @@ func TestCommBorrowedHandlerMPI(t *testing.T) {
 	}
 	fmt.Fprintln(os.Stderr, borrowedMarker)
 	// MPICH's launcher may drop a line the aborting rank wrote just before
-	// the abort (seen here under load): give it time to forward it.
-	time.Sleep(300 * time.Millisecond)
+	// the abort (seen here under load): abort only once the launcher has
+	// read it (bounded: a line still lost fails the job's Want check).
+	hataori.WaitStderrRead(10 * time.Second)
 	err = borrowed.Send([]byte("x"), size, 1)
 	// Not reached when the handler is still MPI_ERRORS_ARE_FATAL. (The
 	// error's text is left out: the job's output must hold "invalid rank"

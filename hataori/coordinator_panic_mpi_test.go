@@ -102,13 +102,12 @@ func TestPmapCoordinatorPanicAborts(t *testing.T) {
 			return x.V, nil
 		})
 	case "goexit":
-		// MPI-only: callbacks run on the rank's helper slot. The root is slow,
-		// so rank 1 gets batches, and its callback calls runtime.Goexit
-		// (as t.FailNow would).
+		// MPI-only: callbacks run on the rank's helper slot. The root's own
+		// slot never ends, so rank 1 gets the other batches, and its
+		// callback calls runtime.Goexit (as t.FailNow would).
 		_, _ = Pmap(ctx, e.world, nil, Options{}, e.items(50), func(x int) (int, error) {
 			if e.rank == 0 {
-				time.Sleep(100 * time.Millisecond)
-				return x, nil
+				select {}
 			}
 			runtime.Goexit()
 			return x, nil

@@ -45,6 +45,9 @@ const killNote = "sends itself SIGKILL in the middle of Pmap"
 // its death (a job still running at its Timeout is killed and fails the
 // test too). The last rank kills itself, which in multi-host mode (4
 // ranks, 2 per host) is on the other host than the root and the launcher.
+// Every other rank's first batch never ends, so the victim gets every
+// later batch and certainly reaches its fifth item; it dies only once its
+// launcher has read the announcement (WaitStderrRead).
 func TestPmapKilledRankEndsJob(t *testing.T) {
 	if !mpitest.Child() {
 		mpitest.ExpectExit(t, mpitest.Config{Ranks: 4, Timeout: 60 * time.Second, Test: "TestPmapKilledRankEndsJob",
@@ -55,10 +58,15 @@ func TestPmapKilledRankEndsJob(t *testing.T) {
 	victim := e.size - 1
 	var calls atomic.Int64
 	_, err := Pmap(context.Background(), e.world, e.dom, Options{Mode: Outer}, e.items(400), func(x int) (int, error) {
+		if e.rank != victim {
+			select {} // the job ends with the victim
+		}
 		time.Sleep(2 * time.Millisecond)
-		if e.rank == victim && calls.Add(1) == 5 {
+		if calls.Add(1) == 5 {
 			fmt.Fprintf(os.Stderr, "rank %d of %d (pid %d, addresses %v) %s\n", e.rank, e.size, os.Getpid(), hostAddrs(), killNote)
-			time.Sleep(200 * time.Millisecond) // let the launcher forward the line
+			// Once the launcher holds the line (bounded: a line lost fails
+			// the job's EndAfter check, it does not pass by luck).
+			WaitStderrRead(10 * time.Second)
 			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 			select {}
 		}
