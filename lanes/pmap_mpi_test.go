@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vmihailenco/msgpack/v5"
+
 	"github.com/hataori/hataori-go/hataori"
 	"github.com/hataori/hataori-go/hataori/mpitest"
 	"github.com/hataori/hataori-go/lanes"
@@ -215,11 +217,54 @@ func errText(err error) string {
 	return err.Error()
 }
 
+// firstDeal is the root's side of TestPmapLanesAtOnce's schedule, which
+// gatedItem's encoder follows. Items are encoded only by the root's
+// coordinator, for the other ranks' TASKs (the root's lanes take their
+// batches directly): until open is closed it deals at most one batch to
+// another rank while the root's own lanes take theirs, and it closes dealt
+// once it has encoded the first want TASKs.
+type firstDeal struct {
+	open  chan struct{}
+	want  int64
+	sent  atomic.Int64
+	dealt chan struct{}
+	late  atomic.Bool // the coordinator gave up waiting for open (20 s)
+}
+
+// atOnceDeal is the root's firstDeal during its call (nil elsewhere).
+var atOnceDeal atomic.Pointer[firstDeal]
+
+// gatedItem is an int item whose encoding follows atOnceDeal.
+type gatedItem int
+
+func (g gatedItem) EncodeMsgpack(enc *msgpack.Encoder) error {
+	if d := atOnceDeal.Load(); d != nil {
+		select {
+		case <-d.open:
+		case <-time.After(20 * time.Second):
+			d.late.Store(true)
+		}
+		if d.sent.Add(1) == d.want {
+			close(d.dealt)
+		}
+	}
+	return enc.EncodeInt(int64(g))
+}
+
+func (g *gatedItem) DecodeMsgpack(dec *msgpack.Decoder) error {
+	v, err := dec.DecodeInt64()
+	*g = gatedItem(v)
+	return err
+}
+
 // TestPmapLanesAtOnce shows that every lane of every rank runs a batch at
 // once: each callback waits until as many callbacks as lanes run at once
 // on its rank (bounded), which a rank running one batch at a time would
-// never reach. Each item then sleeps 2 ms, so that the root's lanes cannot
-// take the whole input before the other ranks' first READYs are answered.
+// never reach. Every rank gets a batch per lane by events, not by timing:
+// the root's coordinator sends no TASK before all of the root's lanes hold
+// a batch, and the root's lanes go on only once it has sent a TASK to each
+// lane of the other ranks (firstDeal), which the root deals them, one per
+// logical slot, before it answers any later READY (rootLoop.firstDeal).
 func TestPmapLanesAtOnce(t *testing.T) {
 	if !mpitest.Child() {
 		for _, n := range []int{1, 2, 4} {
@@ -240,16 +285,23 @@ func TestPmapLanesAtOnce(t *testing.T) {
 	var running, peak atomic.Int64
 	reached := make(chan struct{})
 	var once atomic.Bool
-	items := hataori.None[[]int]()
+	items := hataori.None[[]gatedItem]()
 	n := 8 * k * size
+	var deal *firstDeal
 	if rank == 0 {
-		xs := make([]int, n)
+		xs := make([]gatedItem, n)
 		for i := range xs {
-			xs[i] = i
+			xs[i] = gatedItem(i)
 		}
 		items = hataori.Some(xs)
+		deal = &firstDeal{open: reached, want: int64(k * (size - 1)), dealt: make(chan struct{})}
+		if deal.want == 0 {
+			close(deal.dealt)
+		}
+		atOnceDeal.Store(deal)
+		defer atOnceDeal.Store(nil)
 	}
-	out, err := lanes.PmapLanes(context.Background(), comm, l, hataori.Options{}, items, func(x int, _ int) (int, error) {
+	out, err := lanes.PmapLanes(context.Background(), comm, l, hataori.Options{}, items, func(x gatedItem, _ int) (int, error) {
 		c := running.Add(1)
 		defer running.Add(-1)
 		for p := peak.Load(); c > p && !peak.CompareAndSwap(p, c); p = peak.Load() {
@@ -259,14 +311,23 @@ func TestPmapLanesAtOnce(t *testing.T) {
 		}
 		select {
 		case <-reached:
-			time.Sleep(2 * time.Millisecond)
-			return x + 1, nil
 		case <-time.After(20 * time.Second):
 			return 0, fmt.Errorf("rank %d: at most %d lanes ran at once, want %d", rank, peak.Load(), k)
 		}
+		if deal != nil {
+			select {
+			case <-deal.dealt:
+			case <-time.After(20 * time.Second):
+				return 0, fmt.Errorf("the root sent %d TASKs in 20 s, want %d before its lanes go on", deal.sent.Load(), deal.want)
+			}
+		}
+		return int(x) + 1, nil
 	})
 	if err != nil {
 		t.Fatalf("rank %d: %v", rank, err)
+	}
+	if deal != nil && deal.late.Load() {
+		t.Errorf("the root's lanes never all held a batch: its coordinator gave up waiting")
 	}
 	for i, v := range out {
 		if v != i+1 {
