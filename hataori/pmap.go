@@ -114,7 +114,7 @@ func (p ErrorPolicy) valid() bool { return p <= CollectAll }
 // and a domain is refused. Pmap raises GOMAXPROCS to the rank's computing
 // goroutines plus one for the call when it is lower, and restores it.
 //
-// Costs, measured on 2 cores (see the README): the root hands a batch to
+// Costs, measured on 2 cores (see docs/PERFORMANCE.md): the root hands a batch to
 // its own free slot in well under a microsecond; a remote slot pays one
 // READY/TASK round trip per batch, a few microseconds on one host; an idle
 // coordinator spins for about 20 µs, then sleeps in steps of at most

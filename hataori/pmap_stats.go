@@ -23,7 +23,7 @@ import (
 // root sent to and received from rank r (0 for the root itself, whose
 // batches are never encoded).
 //
-// The cost, measured on the trivial-item benchmark (see the README), is
+// The cost, measured on the trivial-item benchmark (see docs/PERFORMANCE.md), is
 // within noise: counters, two clock readings per batch on the other ranks
 // and two per slot on the root, and a few bytes in each rank's final
 // DRAIN message. With RecordSpans set, every batch also gets a BatchSpan

@@ -9,7 +9,7 @@
 #             each (docs/ARCHITECTURE.md "Waiting on a shared core");
 #   memory    first and second touch of fresh memory, µs per MiB; every
 #             remote Pmap result is received into fresh memory.
-# Medians of interleaved rounds. README "Performance" quotes them.
+# Medians of interleaved rounds. docs/PERFORMANCE.md, "Machine costs", quotes them.
 #
 # Usage: scripts/bench-machine.sh [-rounds N] [-chunk µs] [-d duration] [-mib N]
 set -euo pipefail

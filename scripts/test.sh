@@ -101,10 +101,24 @@ test -s "$tmp/timeline.png" && test -s "$tmp/timeline-redrawn.png"
 # ---- new example programs: sweep-csv, scatter-gather, mpi4py --------------
 # Each runs locally (no MPI) and under Open MPI's mpirun through the run-time
 # backend, and its output is compared with the local run or a known value.
-step "new examples: sweep-csv, scatter-gather, mpi4py (local, then under Open MPI's mpirun)"
+step "new examples: quickstart, sweep-csv, scatter-gather, mpi4py (local, then under mpirun)"
 ex="$tmp/new-examples"
 mkdir -p "$ex"
 ompi() { MPI_RT_LIB=$HATAORI_WRAPPER_OPENMPI timeout 120 mpirun --oversubscribe "$@"; }
+
+# quickstart: the README's program (its test checks the README shows it byte
+# for byte); the same sum locally and on 2 ranks under each MPI.
+want='sum of squares of 1..1000: 333833500'
+go run ./examples/quickstart | tee "$ex/qs-local.txt"
+CGO_ENABLED=0 go build -tags mpirt -o "$ex/quickstart" ./examples/quickstart
+ompi -n 2 "$ex/quickstart" | tee "$ex/qs-openmpi.txt"
+MPI_RT_LIB=$HATAORI_WRAPPER_MPICH UCX_HANDLE_ERRORS=none timeout 120 mpiexec.mpich -n 2 "$ex/quickstart" | tee "$ex/qs-mpich.txt"
+grep -qF "$want (no MPI: " "$ex/qs-local.txt"
+for f in "$ex/qs-openmpi.txt" "$ex/qs-mpich.txt"; do
+	[ "$(wc -l < "$f")" -eq 1 ] # only the root prints
+	grep -qF "$want (items per rank and slot [[" "$f"
+done
+echo "quickstart: the same sum locally and on 2 ranks under Open MPI and MPICH"
 
 # sweep-csv: the root's CSV of a 4-rank Pmap equals the local MapIn one
 # byte for byte; past r = 4 every rank fails with the same error.

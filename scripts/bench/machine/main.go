@@ -1,7 +1,7 @@
 //go:build linux
 
 // Command machine measures two costs of this machine that bound Pmap's
-// figures here (see scripts/bench-machine.sh, README "Performance" and
+// figures here (see scripts/bench-machine.sh, docs/PERFORMANCE.md and
 // docs/ARCHITECTURE.md, "Waiting on a shared core").
 //
 // Wake-ups: on one CPU shared by two threads (the case of a rank that Open
