@@ -184,12 +184,7 @@ func TestCommForeignInit(t *testing.T) {
 		return
 	}
 	rank, size := mpitest.Init(t) // MPI initialised by the harness, not by Hataori
-	got, err := hataori.InitThread(hataori.ThreadMultiple)
-	// InitThread locked this goroutine once more: undo that lock, so that
-	// mpitest's cleanup, which undoes its own after MPI_Finalize, leaves
-	// the thread unlocked (a thread that exits with its goroutine after
-	// MPI_Finalize crashes in the MPI library).
-	runtime.UnlockOSThread()
+	got, err := hataori.InitThread(hataori.ThreadMultiple) // takes no lock: MPI is up
 	if err != nil || got < hataori.ThreadFunneled {
 		t.Fatalf("InitThread on initialised MPI = %v, %v; want the level in force", got, err)
 	}

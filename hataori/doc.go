@@ -56,9 +56,11 @@
 // # Threads and MPI
 //
 // The goroutine that initialises MPI is the MPI main thread and makes
-// every MPI call, the collective calls' included: InitThread locks its
-// caller to its OS thread for that. A program may also lock its main
-// goroutine to the process's main thread in an init() function of package
-// main (runtime.LockOSThread()), which some MPI libraries and tools
-// prefer. Domain workers and lanes never call MPI.
+// every MPI call, the collective calls' included. When InitThread
+// initialises MPI it locks its caller to its OS thread for that; when MPI
+// was initialised elsewhere (mpi4py, a C library), the program makes the
+// collective calls on the thread that did, normally by locking its main
+// goroutine in an init() function of package main
+// (runtime.LockOSThread()), which some MPI libraries and tools prefer
+// anyway. Domain workers and lanes never call MPI.
 package hataori

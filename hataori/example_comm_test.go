@@ -14,10 +14,10 @@ import (
 // each of them on 2 ranks under the multi-rank harness, with each MPI, and
 // checks the lines they print.
 
-// InitThread makes its caller the MPI main thread and locks it to its OS
-// thread. A program may also lock its main goroutine to the process's main
-// thread in an init function of package main, which some MPI libraries and
-// tools prefer:
+// InitThread makes its caller the MPI main thread and, when it initialises
+// MPI, locks it to its OS thread. A program may also lock its main
+// goroutine to the process's main thread in an init function of package
+// main, which some MPI libraries and tools prefer:
 //
 //	func init() { runtime.LockOSThread() }
 //

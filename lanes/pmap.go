@@ -16,8 +16,8 @@ import (
 // at once, and a lane runs its batch's items in order, all of them. The
 // calling goroutine is the coordinator that makes every MPI call while the
 // lanes compute, at every lane count, one included. It must be the MPI
-// main thread (the goroutine that initialised MPI: hataori.InitThread
-// locks it to its thread).
+// main thread (the goroutine that initialised MPI; hataori.InitThread
+// locks it to its thread when it does).
 //
 // Results, ordering, error convergence (a failing item gives the same
 // *hataori.PmapError on every rank) and panics (the job is aborted) are as
