@@ -183,7 +183,7 @@ func TestCommForeignInit(t *testing.T) {
 		mpitest.Run(t, mpitest.Config{Ranks: 2, Timeout: time.Minute, Test: "TestCommForeignInit"})
 		return
 	}
-	rank, size := mpitest.Init(t) // MPI initialised by the harness, not by Hataori
+	rank, size := mpitest.Init(t)                          // MPI initialised by the harness, not by Hataori
 	got, err := hataori.InitThread(hataori.ThreadMultiple) // takes no lock: MPI is up
 	if err != nil || got < hataori.ThreadFunneled {
 		t.Fatalf("InitThread on initialised MPI = %v, %v; want the level in force", got, err)
