@@ -184,7 +184,8 @@ func TestCommForeignInit(t *testing.T) {
 		return
 	}
 	rank, size := mpitest.Init(t)                          // MPI initialised by the harness, not by Hataori
-	got, err := hataori.InitThread(hataori.ThreadMultiple) // takes no lock: MPI is up
+	// MPI is up: InitThread returns the level in force and takes no lock.
+	got, err := hataori.InitThread(hataori.ThreadMultiple)
 	if err != nil || got < hataori.ThreadFunneled {
 		t.Fatalf("InitThread on initialised MPI = %v, %v; want the level in force", got, err)
 	}
