@@ -183,7 +183,7 @@ func TestCommForeignInit(t *testing.T) {
 		mpitest.Run(t, mpitest.Config{Ranks: 2, Timeout: time.Minute, Test: "TestCommForeignInit"})
 		return
 	}
-	rank, size := mpitest.Init(t)                          // MPI initialised by the harness, not by Hataori
+	rank, size := mpitest.Init(t) // MPI initialised by the harness, not by Hataori
 	// MPI is up: InitThread returns the level in force and takes no lock.
 	got, err := hataori.InitThread(hataori.ThreadMultiple)
 	if err != nil || got < hataori.ThreadFunneled {
