@@ -15,7 +15,7 @@
 // nothing prefetched. Every (rank, slot) pair follows the transitions
 // independently of the other slots:
 //
-//	Idle -> ReadySent -> Running -> ResultSent -> Idle
+//	Idle -> ReadySent -> Running -> Idle
 //	Idle -> ReadySent -> StopReceived
 //
 // and a rank goes -> Drained exactly once, with a single DRAIN, after all

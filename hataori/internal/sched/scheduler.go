@@ -25,9 +25,6 @@ type Stats struct {
 	// Results counts completions processed (RESULT, root completion or
 	// FailRunning).
 	Results int64
-	// MaxRunning is the largest number of batches a single slot ever held
-	// at once; capacity one means it never exceeds 1.
-	MaxRunning int
 	// Stops[rank][slot] counts the STOP decisions given to that slot.
 	Stops [][]int
 	// Drains[rank] counts the rank's DRAIN transitions.
@@ -40,9 +37,8 @@ type Stats struct {
 
 // slot is the root's view of one (rank, slot) pair.
 type slot struct {
-	state   State
-	batch   Batch // pinned metadata of the running batch
-	running int   // batches currently held (0 or 1)
+	state State
+	batch Batch // pinned metadata of the running batch
 }
 
 // Scheduler is the root's state machine. It is not safe for concurrent
@@ -223,11 +219,9 @@ func (s *Scheduler) dispatch(op string, rank, slot int) (Decision, Batch, error)
 	s.next += n
 	l.state = Running // via ReadySent
 	l.batch = b
-	l.running++
 	s.stats.Assigned++
 	s.stats.Batches[rank][slot]++
 	s.stats.Items[rank][slot] += int64(n)
-	s.stats.MaxRunning = max(s.stats.MaxRunning, l.running)
 	return Assign, b, nil
 }
 
@@ -303,8 +297,7 @@ func (s *Scheduler) complete(l *slot, ok bool) {
 	} else {
 		s.failed = true
 	}
-	l.state = Idle // via ResultSent
-	l.running--
+	l.state = Idle
 	s.stats.Results++
 }
 
@@ -351,16 +344,12 @@ func (s *Scheduler) OnDrain(rank int) error {
 	return nil
 }
 
-// Check verifies the instrumentation invariants: capacity one per slot,
-// per-slot batch and item counts that add up to what
-// was assigned, and, once done, one completion per assigned batch, exactly
-// one STOP per slot and one DRAIN per rank. It also checks that a
+// Check verifies the instrumentation invariants: per-slot batch and item
+// counts that add up to what was assigned, and, once done, one completion
+// per assigned batch, exactly one STOP per slot and one DRAIN per rank. It also checks that a
 // finished call without failure completed every index.
 func (s *Scheduler) Check() error {
 	st := &s.stats
-	if st.MaxRunning > 1 {
-		return protoErr("Check", -1, "a slot held %d running batches", st.MaxRunning)
-	}
 	var batches, items int64
 	for r := range st.Batches {
 		for j := range st.Batches[r] {

@@ -228,7 +228,7 @@ func TestNormalFlowSeveralSlots(t *testing.T) {
 	}
 	mustOK(t, "Check", s.Check())
 	want := Stats{
-		Assigned: 6, Results: 6, MaxRunning: 1,
+		Assigned: 6, Results: 6,
 		Stops:   [][]int{{1, 1}, {1, 1, 1}, {1}},
 		Drains:  []int{1, 1, 1},
 		Batches: [][]int64{{1, 1}, {1, 1, 1}, {1}},
@@ -644,7 +644,6 @@ func TestCheckDetectsBrokenCounts(t *testing.T) {
 		name string
 		f    func(st *Stats) func()
 	}{
-		{"two running", func(st *Stats) func() { st.MaxRunning = 2; return func() { st.MaxRunning = 1 } }},
 		{"missing result", func(st *Stats) func() { st.Results--; return func() { st.Results++ } }},
 		{"duplicate DRAIN", func(st *Stats) func() { st.Drains[1] = 2; return func() { st.Drains[1] = 1 } }},
 		{"missing STOP", func(st *Stats) func() { st.Stops[0][1] = 0; return func() { st.Stops[0][1] = 1 } }},

@@ -11,9 +11,6 @@ const (
 	ReadySent
 	// Running: a batch is assigned and its RESULT not yet processed.
 	Running
-	// ResultSent: the RESULT of the running batch has been sent/received;
-	// the slot returns to Idle.
-	ResultSent
 	// StopReceived: STOP answered a READY; the slot takes no more work.
 	// The rank's DRAIN is due once all its slots are StopReceived.
 	StopReceived
@@ -22,7 +19,7 @@ const (
 	Drained
 )
 
-var stateNames = [...]string{"Idle", "ReadySent", "Running", "ResultSent", "StopReceived", "Drained"}
+var stateNames = [...]string{"Idle", "ReadySent", "Running", "StopReceived", "Drained"}
 
 // String returns the state's name.
 func (s State) String() string {

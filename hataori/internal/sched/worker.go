@@ -3,7 +3,7 @@ package sched
 // Worker is the state machine a non-root rank keeps for its own slots.
 // Every slot follows
 //
-//	Idle -> ReadySent -> Running -> ResultSent -> Idle
+//	Idle -> ReadySent -> Running -> Idle
 //	Idle -> ReadySent -> StopReceived
 //
 // independently, and the rank sends one DRAIN, after which every slot is
@@ -67,13 +67,13 @@ func (w *Worker) OnTask(slot int, id int64) error {
 }
 
 // SendResult records the RESULT of slot's running batch; the slot is Idle
-// again afterwards (via ResultSent).
+// again afterwards.
 func (w *Worker) SendResult(slot int) error {
 	ws, err := w.slot("SendResult", slot, Running)
 	if err != nil {
 		return err
 	}
-	ws.state = Idle // via ResultSent
+	ws.state = Idle
 	return nil
 }
 
