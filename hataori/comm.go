@@ -67,21 +67,6 @@ const (
 	commDup                      // Dup: owned by the caller, freed with Free
 )
 
-var (
-	// ErrNoMPI is returned by every MPI operation of a build with neither
-	// the mpirt nor the mpicgo build tag.
-	ErrNoMPI = errors.New("hataori: no MPI in this build (build with -tags mpirt or -tags mpicgo)")
-	// ErrNotInitialized is returned by World when MPI has not been
-	// initialised (call InitThread, or initialise MPI elsewhere first).
-	ErrNotInitialized = errors.New("hataori: MPI is not initialised")
-	// ErrInvalidComm is returned by the methods of the zero Comm and of a
-	// freed one.
-	ErrInvalidComm = errors.New("hataori: invalid communicator (use World, Dup or CommFromHandle)")
-	// ErrNotFreeable is returned by Free for a communicator Hataori did
-	// not create (the world communicator, or one from CommFromHandle).
-	ErrNotFreeable = errors.New("hataori: communicator not created by Dup: Hataori does not free it")
-)
-
 // AnySource and AnyTag are wildcards for Comm.Recv; Hataori maps them to
 // the MPI library's own values.
 const (

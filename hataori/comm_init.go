@@ -1,7 +1,6 @@
 package hataori
 
 import (
-	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -34,10 +33,6 @@ var (
 
 // String returns the MPI name of the level.
 func (l ThreadLevel) String() string { return mpi.ThreadLevel(l).String() }
-
-// ErrThreadLevel is returned by InitThread for a level outside
-// ThreadSingle..ThreadMultiple.
-var ErrThreadLevel = errors.New("hataori: invalid thread level")
 
 // ownership records whether Hataori initialised MPI in this process.
 var ownership struct {

@@ -1,8 +1,161 @@
 package hataori
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
+	"strings"
 )
+
+// PmapError is the error of a collective Pmap. Except for the local entry
+// checks (KindReentrant, and KindPreflight with Key -1 and Rank -1), every
+// rank of the call returns an identical PmapError: the same Kind, Index,
+// Key, Rank, Message and Failures.
+//
+// Index is the input index of the failing item: the lowest failing index
+// that won the convergence (a callback error, or an item or result that
+// could not be encoded or decoded: the item itself, not its batch's first
+// index). It is -1 for an error that is not about one item: a preflight or
+// local error, a context that ended, a frame that did not parse.
+//
+// Key is the deterministic error key that won the final convergence,
+// ((taskKey*3 + class)*worldSize + Rank), where taskKey is the failing
+// input index (or, for a malformed frame, its batch's first index; for
+// call-level errors such as a cancelled context, the input length) and
+// class is 0 for wire/protocol, 1 for callback and 2 for call-level
+// errors; the lowest key wins. It is -1 for preflight and local errors.
+// Rank is the rank that reported the error (the lowest failing rank for a
+// collective preflight error, -1 for local errors), and Message its
+// message, bounded to 4096 bytes at a UTF-8 boundary.
+//
+// Under the CollectAll policy, Failures lists every item that has no
+// result, in index order, identically on every rank; under FailFast it is
+// nil.
+//
+// errors.Is matches the kind's sentinel (ErrUser, ErrPreflight, …) on every
+// rank. A preflight error also unwraps, on every rank, to the sentinel of
+// the check that failed (ErrDomainBusy, ErrNotMainThread, ErrOptionsDiffer,
+// ErrUnsupportedType, lanes.ErrBusy, …; see ErrThreadSupport). On the rank
+// that reported any other error, the original error (the callback's error,
+// a wire or context error, context.Cause included) stays reachable through
+// Unwrap; other ranks know only its message. So code that must take the
+// same branch on every rank branches on Hataori's sentinels and the
+// fields, never on the callback's own errors or a context's cause.
+type PmapError struct {
+	Kind     ErrorKind
+	Index    int
+	Key      int64
+	Rank     int
+	Message  string
+	Failures []ItemFailure
+	err      error
+}
+
+// Error returns "hataori: pmap <kind> error (item I, rank R, key K):
+// message", leaving out what does not apply, with the number of failed
+// items under CollectAll. The message is shown without the "hataori: "
+// tags of the errors it was composed from (see untag), so the text names
+// Hataori once.
+func (e *PmapError) Error() string {
+	s := fmt.Sprintf("hataori: pmap %v error", e.Kind)
+	var at []string
+	if e.Index >= 0 {
+		at = append(at, fmt.Sprintf("item %d", e.Index))
+	}
+	if e.Rank >= 0 {
+		at = append(at, fmt.Sprintf("rank %d", e.Rank))
+		if e.Key >= 0 {
+			at = append(at, fmt.Sprintf("key %d", e.Key))
+		}
+	}
+	if len(at) > 0 {
+		s += " (" + strings.Join(at, ", ") + ")"
+	}
+	s += ": " + untag(e.Message)
+	if n := len(e.Failures); n > 0 {
+		s += fmt.Sprintf(" [%d items without a result]", n)
+	}
+	return s
+}
+
+// Unwrap returns the original error on the rank that reported it, the
+// agreed cause of a preflight error on every rank, else nil.
+func (e *PmapError) Unwrap() error { return e.err }
+
+// errTag starts the text of Hataori's own errors (its sentinels, MPIError,
+// MapError, …).
+const errTag = "hataori: "
+
+// untag returns msg without the errTag that starts it or any error
+// wrapped in it (after ": "): a PmapError's or CollectiveError's message
+// is often such an error's text ("rank 1: executor admission: hataori:
+// domain is busy"), and the Error text starts with the tag already.
+func untag(msg string) string {
+	const wrapped = ": " + errTag
+	for strings.HasPrefix(msg, errTag) {
+		msg = msg[len(errTag):]
+	}
+	if !strings.Contains(msg, wrapped) {
+		return msg
+	}
+	var b strings.Builder
+	b.Grow(len(msg))
+	for {
+		i := strings.Index(msg, wrapped)
+		if i < 0 {
+			break
+		}
+		b.WriteString(msg[:i+2])
+		msg = msg[i+2:]
+		for strings.HasPrefix(msg, errTag) {
+			msg = msg[len(errTag):]
+		}
+	}
+	b.WriteString(msg)
+	return b.String()
+}
+
+// Is reports whether target is the sentinel of e's kind.
+func (e *PmapError) Is(target error) bool {
+	return e.Kind.is(target)
+}
+
+// Failed reports whether item i is in e.Failures (so that, under
+// CollectAll, the root's result i is the zero value); a binary search.
+func (e *PmapError) Failed(i int) bool {
+	_, ok := slices.BinarySearchFunc(e.Failures, i, func(f ItemFailure, i int) int { return cmp.Compare(f.Index, i) })
+	return ok
+}
+
+// ItemFailure is one item without a result in a CollectAll call: the same
+// on every rank.
+type ItemFailure struct {
+	// Index is the item's input index.
+	Index int
+	// Kind is KindUser for a callback error, KindWire for an item or
+	// result that could not be encoded or decoded (the other items that
+	// travelled in the same frame fail with it), and the call-level
+	// error's kind (KindCanceled, for example) for an item that never
+	// ran or whose result was lost because the call stopped early.
+	Kind ErrorKind
+	// Rank is the rank that reported it, -1 for an item the call did not
+	// finish.
+	Rank int
+	// Message is the error's message, bounded to 4096 bytes.
+	Message string
+	err     error
+}
+
+// Error returns "item I (rank R): message".
+func (f ItemFailure) Error() string {
+	if f.Rank < 0 {
+		return fmt.Sprintf("item %d: %s", f.Index, f.Message)
+	}
+	return fmt.Sprintf("item %d (rank %d): %s", f.Index, f.Rank, f.Message)
+}
+
+// Unwrap returns the original error on the rank that reported it, else nil.
+func (f ItemFailure) Unwrap() error { return f.err }
 
 // CollectiveError is the error Broadcast, Scatter and Gather return. It is
 // converged collectively: every rank of the call returns an equal

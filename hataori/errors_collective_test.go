@@ -1,11 +1,151 @@
 package hataori
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
 )
+
+func TestPmapErrorIsAsUnwrap(t *testing.T) {
+	cause := errors.New("item 5 is bad")
+	e := &PmapError{Kind: KindUser, Key: 46, Rank: 1, Message: cause.Error(), err: cause}
+	wrapped := fmt.Errorf("run: %w", e)
+	if !errors.Is(wrapped, ErrUser) || errors.Is(wrapped, ErrWire) || errors.Is(wrapped, ErrPreflight) {
+		t.Fatal("kind sentinel matching is wrong")
+	}
+	if !errors.Is(wrapped, cause) {
+		t.Fatal("original error not reachable on the reporting rank")
+	}
+	var pe *PmapError
+	if !errors.As(wrapped, &pe) || pe.Key != 46 || pe.Rank != 1 {
+		t.Fatalf("errors.As: %+v", pe)
+	}
+	if got := e.Error(); !strings.Contains(got, "user") || !strings.Contains(got, "rank 1") || !strings.Contains(got, "key 46") || !strings.Contains(got, "item 5 is bad") {
+		t.Fatalf("Error() = %q", got)
+	}
+	remote := &PmapError{Kind: KindUser, Key: 46, Rank: 1, Message: cause.Error()}
+	if errors.Is(remote, cause) || remote.Unwrap() != nil {
+		t.Fatal("a non-reporting rank must not carry the original error")
+	}
+	for k, s := range map[ErrorKind]error{KindReentrant: ErrReentrant, KindPreflight: ErrPreflight, KindWire: ErrWire, KindProtocol: ErrProtocol, KindCanceled: ErrCanceled} {
+		if !errors.Is(&PmapError{Kind: k}, s) {
+			t.Errorf("kind %v does not match its sentinel", k)
+		}
+	}
+	if errors.Is(&PmapError{Kind: 99}, ErrUser) || ErrorKind(99).String() != "ErrorKind(99)" {
+		t.Fatal("unknown kind")
+	}
+}
+
+func TestPackOptionsDistinguishesOptions(t *testing.T) {
+	base := Options{Root: 0, BatchSize: 4, Mode: Outer}
+	variants := []Options{
+		{BatchSize: 5, Mode: Outer},
+		{BatchSize: 4, Mode: Inner},
+		{BatchSize: 4, Mode: Outer, Prefetch: true},
+		{BatchSize: 1, Mode: Outer},
+	}
+	seen := map[int64]Options{packOptions(base): base}
+	for _, v := range variants {
+		p := packOptions(v)
+		if o, dup := seen[p]; dup {
+			t.Fatalf("options %+v and %+v pack to the same word %d", o, v, p)
+		}
+		seen[p] = v
+	}
+	for _, v := range []Options{{Root: 1, BatchSize: 4, Mode: Outer}, {Root: 1 << 30, BatchSize: 4, Mode: Outer}, {Root: -1, BatchSize: 4, Mode: Outer}, {BatchSize: 1 << 28, Mode: Outer}} {
+		p := packOptions(v)
+		if o, dup := seen[p]; dup || p < 0 {
+			t.Fatalf("options %+v and %+v pack to the same word %d", o, v, p)
+		}
+		seen[p] = v
+	}
+}
+
+// hataoriSentinels lists every error of package hataori whose text starts
+// with its "hataori: " tag and that a preflight or local failure may embed
+// in a message.
+var hataoriSentinels = []error{
+	ErrReentrant, ErrPreflight, ErrUser, ErrWire, ErrProtocol, ErrCanceled, ErrNotMainThread,
+	ErrInvalidMode, ErrNoDomain, ErrNilCallback, ErrDomainClosed, ErrWorkerEntry, ErrDomainBusy, ErrNotLent,
+	ErrThreadSupport, ErrOptionsDiffer, ErrInvalidOptions, ErrPayload, ErrStopped, ErrMPI,
+	ErrNoMPI, ErrNotInitialized, ErrInvalidComm, ErrNotFreeable, ErrThreadLevel,
+}
+
+// checkTaggedOnce fails unless text names Hataori exactly once and still
+// carries want.
+func checkTaggedOnce(t *testing.T, text, want string) {
+	t.Helper()
+	if n := strings.Count(text, "hataori:"); n != 1 {
+		t.Errorf("%q says \"hataori:\" %d times, want once", text, n)
+	}
+	if !strings.Contains(text, want) {
+		t.Errorf("%q lost %q", text, want)
+	}
+}
+
+// TestErrorTextNamesHataoriOnce: a PmapError's or CollectiveError's
+// message is often composed from Hataori's own errors (a sentinel, a
+// wrapped MPI error, an admission failure); the Error text names Hataori
+// once however they nest, and keeps what they say.
+func TestErrorTextNamesHataoriOnce(t *testing.T) {
+	for _, s := range hataoriSentinels {
+		if !strings.HasPrefix(s.Error(), errTag) {
+			t.Fatalf("sentinel %q does not start with %q", s, errTag)
+		}
+		bare := strings.TrimPrefix(s.Error(), errTag)
+		mpiErr := &MPIError{Func: "MPI_Is_thread_main", Code: 5}
+		msgs := []string{
+			s.Error(),
+			"rank 1: executor admission: " + s.Error(),
+			fmt.Errorf("%w: MPI_Is_thread_main: %w", s, mpiErr).Error(),
+			fmt.Errorf("rank 2: %w", fmt.Errorf("hataori: %w", s)).Error(),
+		}
+		for _, msg := range msgs {
+			for _, kind := range []ErrorKind{KindReentrant, KindPreflight, KindUser, KindWire, KindProtocol, KindCanceled} {
+				checkTaggedOnce(t, (&PmapError{Kind: kind, Index: -1, Key: -1, Rank: -1, Message: msg}).Error(), bare)
+				checkTaggedOnce(t, (&PmapError{Kind: kind, Index: 3, Key: 40, Rank: 1, Message: msg, Failures: []ItemFailure{{Index: 3}}}).Error(), bare)
+			}
+			for _, kind := range []ErrorKind{KindPreflight, KindWire, KindProtocol} {
+				for _, rank := range []int{-1, 0, 2} {
+					checkTaggedOnce(t, (&CollectiveError{Kind: kind, Rank: rank, Op: "Gather", Message: msg}).Error(), bare)
+				}
+			}
+		}
+	}
+
+	// Errors the calls return without another rank (on a Comm that is
+	// not one; without MPI, ErrNoMPI).
+	ctx := context.Background()
+	id := func(x int) (int, error) { return x, nil }
+	_, err := Pmap(ctx, Comm{}, nil, Options{}, Some([]int{1}), id)
+	checkTaggedOnce(t, err.Error(), "pmap preflight error")
+	_, err = Broadcast(ctx, Comm{}, 0, Some(1))
+	checkTaggedOnce(t, err.Error(), "Broadcast preflight error")
+	_, err = Gather(ctx, Comm{}, 0, 1)
+	checkTaggedOnce(t, err.Error(), "Gather preflight error")
+}
+
+func TestUntag(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                       "",
+		"boom":                   "boom",
+		"hataori: boom":          "boom",
+		"hataori: hataori: boom": "boom",
+		"rank 1: hataori: a: hataori: hataori: b": "rank 1: a: b",
+		"rank 1: hataori:x":                       "rank 1: hataori:x",
+		"hataorix: y: hataorix: z":                "hataorix: y: hataorix: z",
+		"rank 0: context done":                    "rank 0: context done",
+		"a:hataori: b":                            "a:hataori: b",
+		"a: hataori: ":                            "a: ",
+	} {
+		if got := untag(in); got != want {
+			t.Errorf("untag(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
 
 func TestCollectiveErrorIsAs(t *testing.T) {
 	sentinels := map[ErrorKind]error{

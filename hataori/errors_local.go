@@ -1,59 +1,9 @@
 package hataori
 
 import (
-	"errors"
 	"strconv"
 
 	"github.com/hataori/hataori-go/hataori/internal/errmsg"
-)
-
-// Sentinel errors of the local calls (MapIn, Domain.Parallel, Domain.Close
-// and a domain's Executor). MapIn checks them before any callback runs, in
-// the order ErrInvalidMode, ErrNoDomain, ErrDomainClosed, ErrWorkerEntry,
-// ErrDomainBusy. Test with errors.Is.
-var (
-	// ErrInvalidMode reports a LocalMode other than Sequential, Outer or
-	// Inner.
-	ErrInvalidMode = errors.New("hataori: invalid local mode")
-	// ErrNoDomain reports a nil *Domain, or a zero Domain (one not made by
-	// NewDomain or NewLocalDomain).
-	ErrNoDomain = errors.New("hataori: no domain")
-	// ErrNilCallback reports a nil callback passed to Map, MapIn, Pmap or
-	// the lanes calls; the call fails before any item runs.
-	ErrNilCallback = errors.New("hataori: nil callback")
-	// ErrDomainClosed reports use of a domain after Close.
-	ErrDomainClosed = errors.New("hataori: domain is closed")
-	// ErrWorkerEntry reports a call made from a worker of a domain (this
-	// one or another), which would deadlock or oversubscribe the CPUs.
-	ErrWorkerEntry = errors.New("hataori: called from a domain worker")
-	// ErrDomainBusy reports that the domain is already admitted to another
-	// operation. Admission never blocks.
-	ErrDomainBusy = errors.New("hataori: domain is busy")
-	// ErrNotLent reports a Domain.Parallel call while the domain is not
-	// lent to an Inner item.
-	ErrNotLent = errors.New("hataori: domain is not lent to an Inner item")
-)
-
-// Sentinel errors of domain construction, wrapped by *DomainError.
-var (
-	// ErrInvalidPinning reports a DomainConfig.Pinning other than Declared
-	// or Managed.
-	ErrInvalidPinning = errors.New("invalid pinning mode")
-	// ErrNoWorkers reports a worker count below one.
-	ErrNoWorkers = errors.New("no workers requested")
-	// ErrCPUNotAllowed reports a CPU outside the process's allowed set
-	// (or a negative CPU number).
-	ErrCPUNotAllowed = errors.New("cpu not in the process's allowed set")
-	// ErrDuplicateCPU reports a CPU listed twice.
-	ErrDuplicateCPU = errors.New("cpu listed twice")
-	// ErrTooManyWorkers reports more workers than declared CPUs.
-	ErrTooManyWorkers = errors.New("more workers than cpus")
-	// ErrPinFailed reports that a worker could not be pinned to its CPU,
-	// or that the pin did not verify.
-	ErrPinFailed = errors.New("pinning a worker failed")
-	// ErrStartTimeout reports a worker that did not start within
-	// DomainConfig.StartTimeout.
-	ErrStartTimeout = errors.New("worker did not start in time")
 )
 
 // MapError reports a failing callback of Map or MapIn: the lowest failing

@@ -7,28 +7,6 @@ import (
 	"github.com/hataori/hataori-go/hataori/internal/wire"
 )
 
-// ErrUnsupportedType is matched by errors.Is against the error of a
-// collective call whose values cannot cross ranks without loss: a struct
-// with an unexported field (unless tagged `msgpack:"-"`), a value of
-// interface type (any included: its dynamic type does not survive, an int
-// comes back as int8), a channel, function, unsafe.Pointer, uintptr or
-// complex number (outside a top-level slice or Bulk), or a struct layout
-// in which msgpack itself would lose a field. The error message names the
-// type, the field path inside it and the fix, for example
-//
-//	type main.point cannot cross ranks: field x is unexported, …
-//
-// The check looks at the type alone, on every rank, before any data moves,
-// and also in a world of one rank, so that a program that passes on one
-// rank does not fail on many. A type with its own msgpack encoding methods
-// (EncodeMsgpack/DecodeMsgpack and the like, on the type or its pointer) is
-// trusted as it is.
-var ErrUnsupportedType = unsupportedType()
-
-// unsupportedType returns the wire type check's sentinel (a function only
-// so that the public declaration names no internal package).
-func unsupportedType() error { return wire.ErrUnsupportedType }
-
 // checkWireTypes is the preflight type check of a collective call that
 // moves values of type T one way and values of type U the other (Pmap:
 // items and results): nil when both cross ranks exactly, otherwise the

@@ -1,0 +1,279 @@
+package hataori
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/hataori/hataori-go/hataori/internal/mpi"
+	"github.com/hataori/hataori-go/hataori/internal/wire"
+	"github.com/hataori/hataori-go/internal/slot"
+)
+
+// Sentinel errors of MPI and communicators. Test with errors.Is.
+var (
+	// ErrNoMPI is returned by every MPI operation of a build with neither
+	// the mpirt nor the mpicgo build tag.
+	ErrNoMPI = errors.New("hataori: no MPI in this build (build with -tags mpirt or -tags mpicgo)")
+	// ErrNotInitialized is returned by World when MPI has not been
+	// initialised (call InitThread, or initialise MPI elsewhere first).
+	ErrNotInitialized = errors.New("hataori: MPI is not initialised")
+	// ErrInvalidComm is returned by the methods of the zero Comm and of a
+	// freed one.
+	ErrInvalidComm = errors.New("hataori: invalid communicator (use World, Dup or CommFromHandle)")
+	// ErrNotFreeable is returned by Free for a communicator Hataori did
+	// not create (the world communicator, or one from CommFromHandle).
+	ErrNotFreeable = errors.New("hataori: communicator not created by Dup: Hataori does not free it")
+)
+
+// ErrThreadLevel is returned by InitThread for a level outside
+// ThreadSingle..ThreadMultiple.
+var ErrThreadLevel = errors.New("hataori: invalid thread level")
+
+// ErrMPI is matched by errors.Is against every *MPIError.
+var ErrMPI = errors.New("hataori: MPI call failed")
+
+// ErrorKind classifies a *PmapError or a *CollectiveError. Every kind has a
+// sentinel (ErrReentrant, ErrPreflight, ...) that errors.Is matches against
+// either error type of that kind.
+type ErrorKind int
+
+// The error kinds. Broadcast, Scatter and Gather report only KindPreflight,
+// KindWire and KindProtocol.
+const (
+	// KindReentrant: a collective call was already active on this rank;
+	// reported locally, before any MPI call.
+	KindReentrant ErrorKind = iota + 1
+	// KindPreflight: an entry check failed. Local entry checks (a domain
+	// worker or a goroutine other than the MPI main thread calling) return
+	// on that rank alone, before any MPI call; the collective preflight
+	// (thread level, root, operation, options, payload, value types, mode,
+	// admission, context) returns the lowest failing rank's error on every
+	// rank, before any data frame is sent.
+	KindPreflight
+	// KindUser: a callback returned an error.
+	KindUser
+	// KindWire: a value failed to encode, or a received frame or payload
+	// was malformed or could not be decoded into the receiver's type.
+	KindWire
+	// KindProtocol: a well-formed message broke the protocol (an
+	// unexpected message kind or item count) in a way the ranks could
+	// still drain.
+	KindProtocol
+	// KindCanceled: a rank's context ended during the call (Pmap only).
+	KindCanceled
+)
+
+// kinds holds each kind's name and sentinel.
+var kinds = [...]struct {
+	name     string
+	sentinel error
+}{
+	KindReentrant: {"reentrant", ErrReentrant},
+	KindPreflight: {"preflight", ErrPreflight},
+	KindUser:      {"user", ErrUser},
+	KindWire:      {"wire", ErrWire},
+	KindProtocol:  {"protocol", ErrProtocol},
+	KindCanceled:  {"canceled", ErrCanceled},
+}
+
+func (k ErrorKind) valid() bool { return k > 0 && int(k) < len(kinds) }
+
+// String returns the kind's name, for example "user".
+func (k ErrorKind) String() string {
+	if k.valid() {
+		return kinds[k].name
+	}
+	return fmt.Sprintf("ErrorKind(%d)", int(k))
+}
+
+// Sentinels, one per ErrorKind, matched by errors.Is on a *PmapError or
+// *CollectiveError of that kind; and causes shared by several kinds.
+var (
+	// ErrReentrant matches KindReentrant.
+	ErrReentrant = errors.New("hataori: collective call already active")
+	// ErrPreflight matches KindPreflight.
+	ErrPreflight = errors.New("hataori: collective preflight failed")
+	// ErrUser matches KindUser.
+	ErrUser = errors.New("hataori: callback failed")
+	// ErrWire matches KindWire.
+	ErrWire = errors.New("hataori: value could not cross ranks")
+	// ErrProtocol matches KindProtocol.
+	ErrProtocol = errors.New("hataori: protocol violation")
+	// ErrCanceled matches KindCanceled; it is also the cause, on every
+	// rank, of a preflight failure for a context already done (Pmap and
+	// the data collectives).
+	ErrCanceled = errors.New("hataori: collective call canceled")
+	// ErrNotMainThread is wrapped by the local preflight error of a
+	// collective call entered from a goroutine that is not the MPI main
+	// thread, and by the collective preflight error of a rank whose
+	// MPI_Is_thread_main says so (then on every rank).
+	ErrNotMainThread = errors.New("hataori: not the MPI main thread")
+)
+
+// is reports whether target is k's sentinel.
+func (k ErrorKind) is(target error) bool {
+	return k.valid() && kinds[k].sentinel == target
+}
+
+// Causes of collective preflight failures. A preflight error (KindPreflight
+// *PmapError, KindPreflight *CollectiveError) unwraps, on every rank,
+// to the sentinel of the check that failed on the lowest failing rank, so
+// that errors.Is works the same everywhere; on that rank itself it
+// unwraps to its own, more detailed error (which wraps the same sentinel).
+// Besides these, a preflight failure can match ErrDomainBusy,
+// ErrDomainClosed, ErrInvalidMode, ErrNoDomain (executor admission or
+// mode), ErrNotMainThread, ErrUnsupportedType, ErrCanceled (a context
+// already done), and lanes.ErrBusy or lanes.ErrNoEngine (PmapLanes).
+var (
+	// ErrThreadSupport: a domain or lanes need MPI_THREAD_FUNNELED or more,
+	// and MPI provides less.
+	ErrThreadSupport = errors.New("hataori: MPI thread support too low for offloaded callbacks")
+	// ErrOptionsDiffer: the ranks passed different options (Pmap: root,
+	// batch size, mode, prefetch or error policy; Broadcast, Scatter, Gather: operation or
+	// root). The message names the lowest rank whose options differ from
+	// rank 0's, and each field that differs.
+	ErrOptionsDiffer = errors.New("hataori: ranks passed different options")
+	// ErrInvalidOptions: an option is out of range on some rank (a root
+	// outside the communicator, a negative batch size, an unknown error
+	// policy).
+	ErrInvalidOptions = errors.New("hataori: invalid options")
+	// ErrPayload: items (or a Broadcast, Scatter or Gather value) were passed on the wrong
+	// rank: the root passed None, or another rank passed Some, or a shard
+	// count differs from the world size.
+	ErrPayload = errors.New("hataori: payload on the wrong rank")
+)
+
+func init() {
+	for c, s := range map[slot.Cause]error{
+		slot.CauseDomainBusy: ErrDomainBusy, slot.CauseDomainClosed: ErrDomainClosed,
+		slot.CauseWorkerEntry: ErrWorkerEntry, slot.CauseInvalidMode: ErrInvalidMode,
+		slot.CauseNoDomain: ErrNoDomain, slot.CauseNotMainThread: ErrNotMainThread,
+		slot.CauseThreadLevel: ErrThreadSupport, slot.CauseOptionsDiffer: ErrOptionsDiffer,
+		slot.CauseInvalidOptions: ErrInvalidOptions, slot.CausePayload: ErrPayload,
+		slot.CauseCanceled: ErrCanceled,
+	} {
+		slot.Register(c, s)
+	}
+}
+
+// Sentinel errors of the local calls (MapIn, Domain.Parallel, Domain.Close
+// and a domain's Executor). MapIn checks them before any callback runs, in
+// the order ErrInvalidMode, ErrNoDomain, ErrDomainClosed, ErrWorkerEntry,
+// ErrDomainBusy. Test with errors.Is.
+var (
+	// ErrInvalidMode reports a LocalMode other than Sequential, Outer or
+	// Inner.
+	ErrInvalidMode = errors.New("hataori: invalid local mode")
+	// ErrNoDomain reports a nil *Domain, or a zero Domain (one not made by
+	// NewDomain or NewLocalDomain).
+	ErrNoDomain = errors.New("hataori: no domain")
+	// ErrNilCallback reports a nil callback passed to Map, MapIn, Pmap or
+	// the lanes calls; the call fails before any item runs.
+	ErrNilCallback = errors.New("hataori: nil callback")
+	// ErrDomainClosed reports use of a domain after Close.
+	ErrDomainClosed = errors.New("hataori: domain is closed")
+	// ErrWorkerEntry reports a call made from a worker of a domain (this
+	// one or another), which would deadlock or oversubscribe the CPUs.
+	ErrWorkerEntry = errors.New("hataori: called from a domain worker")
+	// ErrDomainBusy reports that the domain is already admitted to another
+	// operation. Admission never blocks.
+	ErrDomainBusy = errors.New("hataori: domain is busy")
+	// ErrNotLent reports a Domain.Parallel call while the domain is not
+	// lent to an Inner item.
+	ErrNotLent = errors.New("hataori: domain is not lent to an Inner item")
+)
+
+// Sentinel errors of domain construction, wrapped by *DomainError.
+var (
+	// ErrInvalidPinning reports a DomainConfig.Pinning other than Declared
+	// or Managed.
+	ErrInvalidPinning = errors.New("invalid pinning mode")
+	// ErrNoWorkers reports a worker count below one.
+	ErrNoWorkers = errors.New("no workers requested")
+	// ErrCPUNotAllowed reports a CPU outside the process's allowed set
+	// (or a negative CPU number).
+	ErrCPUNotAllowed = errors.New("cpu not in the process's allowed set")
+	// ErrDuplicateCPU reports a CPU listed twice.
+	ErrDuplicateCPU = errors.New("cpu listed twice")
+	// ErrTooManyWorkers reports more workers than declared CPUs.
+	ErrTooManyWorkers = errors.New("more workers than cpus")
+	// ErrPinFailed reports that a worker could not be pinned to its CPU,
+	// or that the pin did not verify.
+	ErrPinFailed = errors.New("pinning a worker failed")
+	// ErrStartTimeout reports a worker that did not start within
+	// DomainConfig.StartTimeout.
+	ErrStartTimeout = errors.New("worker did not start in time")
+)
+
+// ErrUnsupportedType is matched by errors.Is against the error of a
+// collective call whose values cannot cross ranks without loss: a struct
+// with an unexported field (unless tagged `msgpack:"-"`), a value of
+// interface type (any included: its dynamic type does not survive, an int
+// comes back as int8), a channel, function, unsafe.Pointer, uintptr or
+// complex number (outside a top-level slice or Bulk), or a struct layout
+// in which msgpack itself would lose a field. The error message names the
+// type, the field path inside it and the fix, for example
+//
+//	type main.point cannot cross ranks: field x is unexported, …
+//
+// The check looks at the type alone, on every rank, before any data moves,
+// and also in a world of one rank, so that a program that passes on one
+// rank does not fail on many. A type with its own msgpack encoding methods
+// (EncodeMsgpack/DecodeMsgpack and the like, on the type or its pointer) is
+// trusted as it is.
+var ErrUnsupportedType = unsupportedType()
+
+// unsupportedType returns the wire type check's sentinel (a function only
+// so that the public declaration names no internal package).
+func unsupportedType() error { return wire.ErrUnsupportedType }
+
+// MPIError is a failed MPI call. The Comm methods return it when an MPI
+// call fails on a communicator whose errors are returned: World when
+// InitThread initialised MPI, and every communicator from Dup (see
+// CommFromHandle for one that is not Hataori's). Message is MPI's own
+// description of Code (MPI_Error_string), for example "MPI_ERR_TRUNCATE:
+// message truncated" (Open MPI) or "Message truncated, error stack: …"
+// (MPICH). Codes differ between MPI libraries; match the type with
+// errors.As, or any MPI failure with errors.Is(err, ErrMPI).
+type MPIError struct {
+	// Func is the MPI function, e.g. "MPI_Send".
+	Func string
+	// Code is the MPI error code, or -1 for a failure detected before MPI
+	// was called (for example a buffer longer than an MPI count allows).
+	Code int
+	// Message is the MPI library's description, when available.
+	Message string
+
+	err error
+}
+
+// Error implements error.
+func (e *MPIError) Error() string {
+	if e.Message != "" {
+		return fmt.Sprintf("hataori: %s failed (MPI error %d): %s", e.Func, e.Code, e.Message)
+	}
+	return fmt.Sprintf("hataori: %s failed (MPI error %d)", e.Func, e.Code)
+}
+
+// Unwrap returns the underlying library error, if any (for example an
+// *mpiabi.Error or *mpiabi.LauncherError under mpirt).
+func (e *MPIError) Unwrap() error { return e.err }
+
+// Is reports whether target is ErrMPI.
+func (e *MPIError) Is(target error) bool { return target == ErrMPI }
+
+// mpiErr converts an error of the transport into a public one: ErrNoMPI,
+// an *MPIError, or the error itself (an *mpiabi.LoadError under mpirt).
+func mpiErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, mpi.ErrNoBackend) {
+		return ErrNoMPI
+	}
+	var e *mpi.Error
+	if errors.As(err, &e) {
+		return &MPIError{Func: e.Func, Code: e.Code, Message: e.Msg, err: e.Err}
+	}
+	return err
+}
