@@ -24,7 +24,7 @@ import (
 func TestCommErrorsMPI(t *testing.T) {
 	if !mpitest.Child() {
 		for _, n := range []int{1, 2, 4} {
-			mpitest.Run(t, mpitest.Config{Ranks: n, Timeout: time.Minute, Test: "TestCommErrorsMPI"})
+			mpitest.Run(t, mpitest.Config{Ranks: n, Timeout: time.Minute})
 		}
 		return
 	}
@@ -120,7 +120,7 @@ const borrowedMarker = "about to send to an invalid rank on the borrowed handle"
 // Hataori's collective calls used it, while a Dup of it returns errors.
 func TestCommBorrowedHandlerMPI(t *testing.T) {
 	if !mpitest.Child() {
-		mpitest.Run(t, mpitest.Config{Ranks: 2, Timeout: time.Minute, Test: "TestCommBorrowedHandlerMPI",
+		mpitest.Run(t, mpitest.Config{Ranks: 2, Timeout: time.Minute,
 			ExitCode: mpitest.AnyFailure, Want: []string{borrowedMarker, "nvalid rank"}})
 		return
 	}
@@ -170,7 +170,7 @@ func someOnRank0[T any](c hataori.Comm, v T) hataori.Maybe[T] {
 func TestCommFreedCopyMPI(t *testing.T) {
 	if !mpitest.Child() {
 		for _, n := range []int{2, 4} {
-			mpitest.Run(t, mpitest.Config{Ranks: n, Timeout: time.Minute, Test: "TestCommFreedCopyMPI"})
+			mpitest.Run(t, mpitest.Config{Ranks: n, Timeout: time.Minute})
 		}
 		return
 	}

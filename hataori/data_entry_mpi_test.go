@@ -21,7 +21,7 @@ import (
 func TestDataEntry(t *testing.T) {
 	if !mpitest.Child() {
 		for _, n := range []int{1, 2} {
-			mpitest.Run(t, mpitest.Config{Ranks: n, Test: "TestDataEntry"})
+			mpitest.Run(t, mpitest.Config{Ranks: n})
 		}
 		return
 	}

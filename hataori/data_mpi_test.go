@@ -77,7 +77,7 @@ type placeEnv struct {
 func TestDataMPI(t *testing.T) {
 	if !mpitest.Child() {
 		for _, n := range []int{1, 2, 4} {
-			mpitest.Run(t, mpitest.Config{Ranks: n, Test: "TestDataMPI", Timeout: 180 * time.Second})
+			mpitest.Run(t, mpitest.Config{Ranks: n, Timeout: 180 * time.Second})
 		}
 		return
 	}

@@ -80,7 +80,7 @@ func wtMake(rank int) wtValue {
 func TestDataWireTypeMPI(t *testing.T) {
 	if !mpitest.Child() {
 		for _, n := range []int{1, 2, 4} {
-			mpitest.Run(t, mpitest.Config{Ranks: n, Test: "TestDataWireTypeMPI", Timeout: 120 * time.Second})
+			mpitest.Run(t, mpitest.Config{Ranks: n, Timeout: 120 * time.Second})
 		}
 		return
 	}

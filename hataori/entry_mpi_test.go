@@ -47,7 +47,7 @@ func TestEntryTimeout(t *testing.T) {
 				if c.name == "other-goroutine" {
 					want = append(want, "not the MPI main thread: "+mainThreadFix)
 				}
-				mpitest.Run(t, mpitest.Config{Ranks: 2, Timeout: 90 * time.Second, Test: "TestEntryTimeout", Env: env,
+				mpitest.Run(t, mpitest.Config{Ranks: 2, Timeout: 90 * time.Second, Env: env,
 					ExitCodes: map[string]int{"openmpi": ExitTimeout, "mpich": mpitest.AnyFailure},
 					Want:      want, EndAfter: entryStarted, EndWithin: 25 * time.Second})
 			})

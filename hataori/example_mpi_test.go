@@ -75,7 +75,7 @@ func TestExamplesMPI(t *testing.T) {
 				want = append(want, strings.Split(strings.TrimSpace(ex.on0), "\n")...)
 			}
 		}
-		mpitest.Run(t, mpitest.Config{Ranks: 2, Timeout: 90 * time.Second, Test: "TestExamplesMPI", Want: want})
+		mpitest.Run(t, mpitest.Config{Ranks: 2, Timeout: 90 * time.Second, Want: want})
 		return
 	}
 	rank, _ := mpitest.Init(t) // every MPI call stays on this goroutine

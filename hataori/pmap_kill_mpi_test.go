@@ -50,7 +50,7 @@ const killNote = "sends itself SIGKILL in the middle of Pmap"
 // launcher has read the announcement (WaitStderrRead).
 func TestPmapKilledRankEndsJob(t *testing.T) {
 	if !mpitest.Child() {
-		mpitest.ExpectExit(t, mpitest.Config{Ranks: 4, Timeout: 60 * time.Second, Test: "TestPmapKilledRankEndsJob",
+		mpitest.ExpectExit(t, mpitest.Config{Ranks: 4, Timeout: 60 * time.Second,
 			EndAfter: killNote, EndWithin: 30 * time.Second}, mpitest.AnyFailure)
 		return
 	}

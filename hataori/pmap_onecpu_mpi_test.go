@@ -24,7 +24,7 @@ func TestPmapOneCPU(t *testing.T) {
 	if !mpitest.Child() {
 		t.Setenv(mpitest.OpenMPIArgsEnv, strings.TrimSpace(os.Getenv(mpitest.OpenMPIArgsEnv)+" --bind-to core"))
 		t.Setenv(mpitest.MPICHArgsEnv, strings.TrimSpace(os.Getenv(mpitest.MPICHArgsEnv)+" -bind-to core"))
-		mpitest.Run(t, mpitest.Config{Ranks: 2, Timeout: 2 * time.Minute, Test: "TestPmapOneCPU"})
+		mpitest.Run(t, mpitest.Config{Ranks: 2, Timeout: 2 * time.Minute})
 		return
 	}
 	e := newRankEnv(t)

@@ -236,7 +236,7 @@ func TestPmapProgress(t *testing.T) {
 func TestPmapPanicAborts(t *testing.T) {
 	if !mpitest.Child() {
 		for _, n := range []int{1, 2} {
-			mpitest.Run(t, mpitest.Config{Ranks: n, Timeout: 60 * time.Second, Test: "TestPmapPanicAborts",
+			mpitest.Run(t, mpitest.Config{Ranks: n, Timeout: 60 * time.Second,
 				// Open MPI's mpirun reports the MPI_Abort code itself.
 				// MPICH's Hydra sometimes kills the aborting rank before it
 				// exits with that code and then reports 1, so under MPICH

@@ -53,7 +53,7 @@ func TestPmapSignalStopsEveryRank(t *testing.T) {
 	if !mpitest.Child() {
 		for _, n := range []int{2, 4} {
 			mpitest.Run(t, mpitest.Config{
-				Ranks: n, Timeout: 120 * time.Second, Test: "TestPmapSignalStopsEveryRank",
+				Ranks: n, Timeout: 120 * time.Second,
 				Env:    []string{fmt.Sprintf("OMPI_MCA_odls_base_sigkill_timeout=%d", signalKillGrace)},
 				Signal: &mpitest.Signal{Send: syscall.SIGINT, After: signalInside, EndWithin: 30 * time.Second},
 				// mpirun exits with 1 after a Ctrl-C whatever its ranks do;

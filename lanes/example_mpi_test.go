@@ -19,7 +19,7 @@ import (
 func TestExamplesMPI(t *testing.T) {
 	const root = "[EVERY RANK COMPUTES]\n"
 	if !mpitest.Child() {
-		mpitest.Run(t, mpitest.Config{Ranks: 2, Timeout: 60 * time.Second, Test: "TestExamplesMPI",
+		mpitest.Run(t, mpitest.Config{Ranks: 2, Timeout: 60 * time.Second,
 			Want: []string{strings.TrimSpace(root), "ExamplePmapLanes on rank 0: ok", "ExamplePmapLanes on rank 1: ok"}})
 		return
 	}

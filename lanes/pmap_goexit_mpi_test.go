@@ -21,7 +21,6 @@ func TestPmapLanesGoexitAborts(t *testing.T) {
 		mpitest.Run(t, mpitest.Config{
 			Ranks:     1,
 			Timeout:   60 * time.Second,
-			Test:      "TestPmapLanesGoexitAborts",
 			ExitCodes: map[string]int{"openmpi": hataori.ExitPanic, "mpich": mpitest.AnyFailure},
 			Want: []string{
 				"Pmap callback panicked: runtime.Goexit called in a callback",

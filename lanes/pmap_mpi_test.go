@@ -34,7 +34,6 @@ func TestPmapLanesRanks(t *testing.T) {
 			mpitest.Run(t, mpitest.Config{
 				Ranks:   job.ranks,
 				Timeout: 3 * time.Minute,
-				Test:    "TestPmapLanesRanks",
 				Env:     []string{lanesEnv + "=" + strconv.Itoa(job.lanes)},
 				// Every rank logs it: the lane count reached the ranks.
 				Want: []string{fmt.Sprintf("size=%d lanes=%d", job.ranks, job.lanes)},
@@ -268,7 +267,7 @@ func (g *gatedItem) DecodeMsgpack(dec *msgpack.Decoder) error {
 func TestPmapLanesAtOnce(t *testing.T) {
 	if !mpitest.Child() {
 		for _, n := range []int{1, 2, 4} {
-			mpitest.Run(t, mpitest.Config{Ranks: n, Timeout: 2 * time.Minute, Test: "TestPmapLanesAtOnce"})
+			mpitest.Run(t, mpitest.Config{Ranks: n, Timeout: 2 * time.Minute})
 		}
 		return
 	}
@@ -343,7 +342,7 @@ func TestPmapLanesAtOnce(t *testing.T) {
 func TestPmapLanesContext(t *testing.T) {
 	if !mpitest.Child() {
 		for _, n := range []int{1, 2, 4} {
-			mpitest.Run(t, mpitest.Config{Ranks: n, Timeout: 2 * time.Minute, Test: "TestPmapLanesContext"})
+			mpitest.Run(t, mpitest.Config{Ranks: n, Timeout: 2 * time.Minute})
 		}
 		return
 	}

@@ -7,7 +7,7 @@
 //	func TestRing(t *testing.T) {
 //		if !mpitest.Child() {
 //			for _, n := range []int{1, 2, 4} {
-//				mpitest.Run(t, mpitest.Config{Ranks: n, Test: "TestRing"})
+//				mpitest.Run(t, mpitest.Config{Ranks: n})
 //			}
 //			return
 //		}
@@ -15,7 +15,9 @@
 //		// rank code: every MPI call on this goroutine
 //	}
 //
-// Run re-executes the test binary with -test.run=^TestRing$ under every
+// Run re-executes the test binary with -test.run=^TestRing$ (Config.Test,
+// which defaults to the calling test's top-level name: set it only to
+// launch another test function) under every
 // launcher usable with the build's backend (mpirt: Open MPI's mpirun with
 // MPI_RT_LIB=$HATAORI_WRAPPER_OPENMPI and MPICH's mpiexec.mpich with
 // MPI_RT_LIB=$HATAORI_WRAPPER_MPICH; mpicgo: the launcher of the MPI the

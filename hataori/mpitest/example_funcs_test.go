@@ -26,7 +26,7 @@ func TestSquares(t *testing.T) { testSquares(t) }
 func TestRing(t *testing.T) {
 	if !mpitest.Child() {
 		for _, n := range []int{1, 2, 4} {
-			mpitest.Run(t, mpitest.Config{Ranks: n, Test: "TestRing"})
+			mpitest.Run(t, mpitest.Config{Ranks: n})
 		}
 		return
 	}

@@ -13,7 +13,7 @@ import (
 func TestHarnessReportsRankFailure(t *testing.T) {
 	if !mpitest.Child() {
 		mpitest.ExpectExit(t, mpitest.Config{
-			Ranks: 2, Timeout: 60 * time.Second, Test: "TestHarnessReportsRankFailure",
+			Ranks: 2, Timeout: 60 * time.Second,
 			Want: []string{"deliberate failure on rank 1"},
 		}, mpitest.AnyFailure)
 		return
@@ -28,7 +28,7 @@ func TestHarnessReportsRankFailure(t *testing.T) {
 // distinct rank, reported through Init.
 func TestHarnessRanks(t *testing.T) {
 	if !mpitest.Child() {
-		mpitest.Run(t, mpitest.Config{Ranks: 3, Timeout: 60 * time.Second, Test: "TestHarnessRanks",
+		mpitest.Run(t, mpitest.Config{Ranks: 3, Timeout: 60 * time.Second,
 			Want: []string{"rank 0 of 3", "rank 1 of 3", "rank 2 of 3"}})
 		return
 	}
@@ -43,7 +43,7 @@ func TestHarnessRanks(t *testing.T) {
 // through either launcher, as ExpectExit needs.
 func TestHarnessAbortCode(t *testing.T) {
 	if !mpitest.Child() {
-		mpitest.ExpectExit(t, mpitest.Config{Ranks: 2, Timeout: 60 * time.Second, Test: "TestHarnessAbortCode"}, 70)
+		mpitest.ExpectExit(t, mpitest.Config{Ranks: 2, Timeout: 60 * time.Second}, 70)
 		return
 	}
 	rank, _ := mpitest.Init(t)

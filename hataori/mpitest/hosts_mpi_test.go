@@ -30,7 +30,7 @@ func TestHarnessSpreadsOverHosts(t *testing.T) {
 			}
 			first += h.slots
 		}
-		Run(t, Config{Ranks: ranks, Timeout: 60 * time.Second, Test: "TestHarnessSpreadsOverHosts", Want: want})
+		Run(t, Config{Ranks: ranks, Timeout: 60 * time.Second, Want: want})
 		return
 	}
 	rank, size := Init(t)

@@ -30,7 +30,10 @@ type Config struct {
 	// output so far. Zero means DefaultTimeout.
 	Timeout time.Duration
 	// Test is the name of the top-level test function the ranks run; it
-	// is passed as -test.run=^Test$.
+	// is passed as -test.run=^Test$. Empty means the calling test's own
+	// top-level name (the part of t.Name() before the first "/"), so a
+	// test that launches itself, even from a subtest, need not spell its
+	// name; set it only to launch another test function.
 	Test string
 	// Env is added to the ranks' environment ("KEY=value").
 	Env []string
@@ -116,8 +119,9 @@ func Run(t *testing.T, cfg Config) {
 	if Child() {
 		t.Fatal("mpitest.Run called inside a rank: guard the parent code with if !mpitest.Child()")
 	}
-	if cfg.Ranks < 1 || cfg.Test == "" {
-		t.Fatalf("mpitest.Run: invalid config %+v: need Ranks >= 1 and Test", cfg)
+	cfg.Test = testOrDefault(cfg.Test, t.Name())
+	if cfg.Ranks < 1 {
+		t.Fatalf("mpitest.Run: invalid config %+v: need Ranks >= 1", cfg)
 	}
 	if sg := cfg.Signal; sg != nil && (sg.Send == nil || sg.After == "") {
 		t.Fatalf("mpitest.Run: invalid Signal %+v: need Send and After", *sg)
@@ -149,6 +153,16 @@ func Run(t *testing.T, cfg Config) {
 			runJob(t, bin, p, s, env, jc)
 		})
 	}
+}
+
+// testOrDefault returns test, or when it is empty the top-level test of
+// the test named name (name up to its first "/").
+func testOrDefault(test, name string) string {
+	if test != "" {
+		return test
+	}
+	top, _, _ := strings.Cut(name, "/")
+	return top
 }
 
 // ExpectExit runs cfg like Run but expects every job to end with exit code

@@ -54,6 +54,27 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// TestTestOrDefault checks Config.Test's default: the calling test's
+// top-level name, from a subtest too, while an explicit name is kept.
+func TestTestOrDefault(t *testing.T) {
+	cases := []struct{ test, name, want string }{
+		{"", "TestRing", "TestRing"},
+		{"", "TestRing/openmpi-n4", "TestRing"},
+		{"", "TestRing/a/b", "TestRing"},
+		{"TestOther", "TestRing/sub", "TestOther"},
+	}
+	for _, c := range cases {
+		if got := testOrDefault(c.test, c.name); got != c.want {
+			t.Errorf("testOrDefault(%q, %q) = %q, want %q", c.test, c.name, got, c.want)
+		}
+	}
+	t.Run("sub", func(t *testing.T) {
+		if got := testOrDefault("", t.Name()); got != "TestTestOrDefault" {
+			t.Errorf("from subtest %s: default %q, want TestTestOrDefault", t.Name(), got)
+		}
+	})
+}
+
 // TestStartJobTimeout runs a fake launcher (sh) whose job outlives the
 // timeout: the job must be reported as timed out with its output so far,
 // and its background process killed with the process group.
