@@ -25,7 +25,7 @@ func TestCollectiveBeforeInit(t *testing.T) {
 	_, checks["Broadcast"] = Broadcast(ctx, c, 0, Some(1))
 	_, checks["Gather"] = Gather(ctx, c, 0, 1)
 	for name, err := range checks {
-		if !errors.Is(err, ErrNotInitialized) || !errors.Is(err, ErrPreflight) {
+		if !errors.Is(err, ErrNotInitialized) || !errors.Is(err, KindPreflight) {
 			t.Errorf("%s before MPI_Init = %v; want a local preflight error matching ErrNotInitialized", name, err)
 		}
 	}

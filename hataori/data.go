@@ -109,7 +109,7 @@ func dataRun(ctx context.Context, k *collective, op dataOp, root int, typeErr er
 	case typeErr != nil:
 		local = wireTypeFailure(typeErr)
 	case ctx.Err() != nil:
-		local = &failure{Code: failContext, Err: fmt.Errorf("%w: %w", ErrCanceled, context.Cause(ctx)), Message: fmt.Sprintf("rank %d: context done before the call: %v", k.rank, ctx.Err())}
+		local = &failure{Code: failContext, Err: fmt.Errorf("hataori: collective call %w: %w", KindCanceled, context.Cause(ctx)), Message: fmt.Sprintf("rank %d: context done before the call: %v", k.rank, ctx.Err())}
 	default:
 		local = prepare(k)
 	}

@@ -39,7 +39,7 @@ func TestDataEntry(t *testing.T) {
 	}()
 	err = <-res
 	var pe *hataori.CollectiveError
-	if !errors.As(err, &pe) || pe.Rank != -1 || !errors.Is(err, hataori.ErrPreflight) || !errors.Is(err, hataori.ErrNotMainThread) {
+	if !errors.As(err, &pe) || pe.Rank != -1 || !errors.Is(err, hataori.KindPreflight) || !errors.Is(err, hataori.ErrNotMainThread) {
 		t.Errorf("rank %d: Broadcast from another goroutine = %v, want a local preflight error wrapping ErrNotMainThread", rank, err)
 	}
 	if n := strings.Count(fmt.Sprint(err), "hataori:"); err != nil && n != 1 {
@@ -48,7 +48,7 @@ func TestDataEntry(t *testing.T) {
 
 	// A communicator that is not one: a local preflight error, no MPI call.
 	_, err = hataori.Broadcast(ctx, hataori.Comm{}, 0, hataori.Some(1))
-	if !errors.As(err, &pe) || pe.Rank != -1 || !errors.Is(err, hataori.ErrPreflight) || !errors.Is(err, hataori.ErrInvalidComm) {
+	if !errors.As(err, &pe) || pe.Rank != -1 || !errors.Is(err, hataori.KindPreflight) || !errors.Is(err, hataori.ErrInvalidComm) {
 		t.Errorf("rank %d: Broadcast on a zero Comm = %v, want a local preflight error wrapping ErrInvalidComm", rank, err)
 	}
 
@@ -60,7 +60,7 @@ func TestDataEntry(t *testing.T) {
 	_, err = hataori.Pmap(ctx, world, nil, hataori.Options{}, items, func(x int) (int, error) {
 		nested++
 		_, inner := hataori.Gather(ctx, world, 0, x)
-		if !errors.Is(inner, hataori.ErrPreflight) || !strings.Contains(inner.Error(), "already active") {
+		if !errors.Is(inner, hataori.KindPreflight) || !strings.Contains(inner.Error(), "already active") {
 			bad++
 			t.Errorf("rank %d: Gather inside a Pmap callback = %v, want a re-entrancy error", rank, inner)
 		}

@@ -286,8 +286,8 @@ func (e *placeEnv) expect(label string, err error, kind hataori.ErrorKind, rank 
 	} else if pe.Kind != kind || pe.Rank != rank || !strings.Contains(pe.Message, substr) {
 		t.Errorf("%s: got %v (kind %v, rank %d), want kind %v, rank %d, message containing %q", label, err, pe.Kind, pe.Rank, kind, rank, substr)
 	}
-	sentinel := map[hataori.ErrorKind]error{hataori.KindPreflight: hataori.ErrPreflight,
-		hataori.KindWire: hataori.ErrWire, hataori.KindProtocol: hataori.ErrProtocol}[kind]
+	sentinel := map[hataori.ErrorKind]error{hataori.KindPreflight: hataori.KindPreflight,
+		hataori.KindWire: hataori.KindWire, hataori.KindProtocol: hataori.KindProtocol}[kind]
 	if !errors.Is(err, sentinel) {
 		t.Errorf("%s: errors.Is(%v, %v) is false", label, err, sentinel)
 	}

@@ -32,9 +32,16 @@ var ErrThreadLevel = errors.New("hataori: invalid thread level")
 // ErrMPI is matched by errors.Is against every *MPIError.
 var ErrMPI = errors.New("hataori: MPI call failed")
 
-// ErrorKind classifies a *PmapError or a *CollectiveError. Every kind has a
-// sentinel (ErrReentrant, ErrPreflight, ...) that errors.Is matches against
-// either error type of that kind.
+// ErrorKind classifies the failure of a collective call: the Kind of a
+// [PmapError], a [CollectiveError] or an [ItemFailure]. Each kind is also an
+// error value to test with [errors.Is], as [syscall.Errno] values are:
+// errors.Is(err, KindUser) reports whether err is, or wraps, a *PmapError
+// or *CollectiveError of kind KindUser. The kind travels between ranks, so
+// the test gives the same answer on every rank of the call.
+//
+// The kinds are Hataori's only sentinels for these classes of failure:
+// compare a Kind field with ==, switch on it, or match an error with
+// errors.Is; it is the same classification.
 type ErrorKind int
 
 // The error kinds. Broadcast, Scatter and Gather report only KindPreflight,
@@ -48,7 +55,8 @@ const (
 	// on that rank alone, before any MPI call; the collective preflight
 	// (thread level, root, operation, options, payload, value types, mode,
 	// admission, context) returns the lowest failing rank's error on every
-	// rank, before any data frame is sent.
+	// rank, before any data frame is sent. The error also matches the
+	// cause of the check that failed (see [ErrOptionsDiffer]).
 	KindPreflight
 	// KindUser: a callback returned an error.
 	KindUser
@@ -60,60 +68,47 @@ const (
 	// still drain.
 	KindProtocol
 	// KindCanceled: a rank's context ended during the call (Pmap only).
+	// It is also the cause, on every rank, of a KindPreflight failure for
+	// a context already done when the call started (Pmap and the data
+	// collectives), so errors.Is(err, KindCanceled) holds for both.
 	KindCanceled
 )
 
-// kinds holds each kind's name and sentinel.
-var kinds = [...]struct {
-	name     string
-	sentinel error
-}{
-	KindReentrant: {"reentrant", ErrReentrant},
-	KindPreflight: {"preflight", ErrPreflight},
-	KindUser:      {"user", ErrUser},
-	KindWire:      {"wire", ErrWire},
-	KindProtocol:  {"protocol", ErrProtocol},
-	KindCanceled:  {"canceled", ErrCanceled},
+// kindNames holds each kind's name.
+var kindNames = [...]string{
+	KindReentrant: "reentrant",
+	KindPreflight: "preflight",
+	KindUser:      "user",
+	KindWire:      "wire",
+	KindProtocol:  "protocol",
+	KindCanceled:  "canceled",
 }
 
-func (k ErrorKind) valid() bool { return k > 0 && int(k) < len(kinds) }
+func (k ErrorKind) valid() bool { return k > 0 && int(k) < len(kindNames) }
 
 // String returns the kind's name, for example "user".
 func (k ErrorKind) String() string {
 	if k.valid() {
-		return kinds[k].name
+		return kindNames[k]
 	}
 	return fmt.Sprintf("ErrorKind(%d)", int(k))
 }
 
-// Sentinels, one per ErrorKind, matched by errors.Is on a *PmapError or
-// *CollectiveError of that kind; and causes shared by several kinds.
-var (
-	// ErrReentrant matches KindReentrant.
-	ErrReentrant = errors.New("hataori: collective call already active")
-	// ErrPreflight matches KindPreflight.
-	ErrPreflight = errors.New("hataori: collective preflight failed")
-	// ErrUser matches KindUser.
-	ErrUser = errors.New("hataori: callback failed")
-	// ErrWire matches KindWire.
-	ErrWire = errors.New("hataori: value could not cross ranks")
-	// ErrProtocol matches KindProtocol.
-	ErrProtocol = errors.New("hataori: protocol violation")
-	// ErrCanceled matches KindCanceled; it is also the cause, on every
-	// rank, of a preflight failure for a context already done (Pmap and
-	// the data collectives).
-	ErrCanceled = errors.New("hataori: collective call canceled")
-	// ErrNotMainThread is wrapped by the local preflight error of a
-	// collective call entered from a goroutine that is not the MPI main
-	// thread, and by the collective preflight error of a rank whose
-	// MPI_Is_thread_main says so (then on every rank).
-	ErrNotMainThread = errors.New("hataori: not the MPI main thread")
-)
+// Error returns the kind's name, as String does, so that a kind prints the
+// same with %v and %s whether it is seen as an error or a Stringer.
+func (k ErrorKind) Error() string { return k.String() }
 
-// is reports whether target is k's sentinel.
+// is reports whether target is the kind k.
 func (k ErrorKind) is(target error) bool {
-	return k.valid() && kinds[k].sentinel == target
+	t, ok := target.(ErrorKind)
+	return ok && k.valid() && t == k
 }
+
+// ErrNotMainThread is wrapped by the local preflight error of a collective
+// call entered from a goroutine that is not the MPI main thread, and by
+// the collective preflight error of a rank whose MPI_Is_thread_main says
+// so (then on every rank).
+var ErrNotMainThread = errors.New("hataori: not the MPI main thread")
 
 // Causes of collective preflight failures. A preflight error (KindPreflight
 // *PmapError, KindPreflight *CollectiveError) unwraps, on every rank,
@@ -122,7 +117,7 @@ func (k ErrorKind) is(target error) bool {
 // unwraps to its own, more detailed error (which wraps the same sentinel).
 // Besides these, a preflight failure can match ErrDomainBusy,
 // ErrDomainClosed, ErrInvalidMode, ErrNoDomain (executor admission or
-// mode), ErrNotMainThread, ErrUnsupportedType, ErrCanceled (a context
+// mode), ErrNotMainThread, ErrUnsupportedType, KindCanceled (a context
 // already done), and lanes.ErrBusy or lanes.ErrNoEngine (PmapLanes).
 var (
 	// ErrThreadSupport: a domain or lanes need MPI_THREAD_FUNNELED or more,
@@ -150,7 +145,7 @@ func init() {
 		slot.CauseNoDomain: ErrNoDomain, slot.CauseNotMainThread: ErrNotMainThread,
 		slot.CauseThreadLevel: ErrThreadSupport, slot.CauseOptionsDiffer: ErrOptionsDiffer,
 		slot.CauseInvalidOptions: ErrInvalidOptions, slot.CausePayload: ErrPayload,
-		slot.CauseCanceled: ErrCanceled,
+		slot.CauseCanceled: KindCanceled,
 	} {
 		slot.Register(c, s)
 	}
@@ -187,22 +182,22 @@ var (
 var (
 	// ErrInvalidPinning reports a DomainConfig.Pinning other than Declared
 	// or Managed.
-	ErrInvalidPinning = errors.New("invalid pinning mode")
+	ErrInvalidPinning = errors.New("hataori: invalid pinning mode")
 	// ErrNoWorkers reports a worker count below one.
-	ErrNoWorkers = errors.New("no workers requested")
+	ErrNoWorkers = errors.New("hataori: no workers requested")
 	// ErrCPUNotAllowed reports a CPU outside the process's allowed set
 	// (or a negative CPU number).
-	ErrCPUNotAllowed = errors.New("cpu not in the process's allowed set")
+	ErrCPUNotAllowed = errors.New("hataori: cpu not in the process's allowed set")
 	// ErrDuplicateCPU reports a CPU listed twice.
-	ErrDuplicateCPU = errors.New("cpu listed twice")
+	ErrDuplicateCPU = errors.New("hataori: cpu listed twice")
 	// ErrTooManyWorkers reports more workers than declared CPUs.
-	ErrTooManyWorkers = errors.New("more workers than cpus")
+	ErrTooManyWorkers = errors.New("hataori: more workers than cpus")
 	// ErrPinFailed reports that a worker could not be pinned to its CPU,
 	// or that the pin did not verify.
-	ErrPinFailed = errors.New("pinning a worker failed")
+	ErrPinFailed = errors.New("hataori: pinning a worker failed")
 	// ErrStartTimeout reports a worker that did not start within
 	// DomainConfig.StartTimeout.
-	ErrStartTimeout = errors.New("worker did not start in time")
+	ErrStartTimeout = errors.New("hataori: worker did not start in time")
 )
 
 // ErrUnsupportedType is matched by errors.Is against the error of a

@@ -4,49 +4,49 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
-// PmapError is the error of a collective Pmap. Except for the local entry
-// checks (KindReentrant, and KindPreflight with Key -1 and Rank -1), every
-// rank of the call returns an identical PmapError: the same Kind, Index,
-// Key, Rank, Message and Failures.
+// PmapError is the error of a collective [Pmap], [PmapContext] or
+// lanes.PmapLanes call. Except for the local entry checks ([KindReentrant],
+// and [KindPreflight] with Rank -1), every rank of the call returns an
+// identical PmapError: the same Kind, Index, Key, Rank, Message and
+// Failures.
 //
-// Index is the input index of the failing item: the lowest failing index
-// that won the convergence (a callback error, or an item or result that
-// could not be encoded or decoded: the item itself, not its batch's first
-// index). It is -1 for an error that is not about one item: a preflight or
-// local error, a context that ended, a frame that did not parse.
-//
-// Key is the deterministic error key that won the final convergence,
-// ((taskKey*3 + class)*worldSize + Rank), where taskKey is the failing
-// input index (or, for a malformed frame, its batch's first index; for
-// call-level errors such as a cancelled context, the input length) and
-// class is 0 for wire/protocol, 1 for callback and 2 for call-level
-// errors; the lowest key wins. It is -1 for preflight and local errors.
-// Rank is the rank that reported the error (the lowest failing rank for a
-// collective preflight error, -1 for local errors), and Message its
-// message, bounded to 4096 bytes at a UTF-8 boundary.
-//
-// Under the CollectAll policy, Failures lists every item that has no
-// result, in index order, identically on every rank; under FailFast it is
-// nil.
-//
-// errors.Is matches the kind's sentinel (ErrUser, ErrPreflight, …) on every
-// rank. A preflight error also unwraps, on every rank, to the sentinel of
-// the check that failed (ErrDomainBusy, ErrNotMainThread, ErrOptionsDiffer,
-// ErrUnsupportedType, lanes.ErrBusy, …; see ErrThreadSupport). On the rank
-// that reported any other error, the original error (the callback's error,
-// a wire or context error, context.Cause included) stays reachable through
-// Unwrap; other ranks know only its message. So code that must take the
-// same branch on every rank branches on Hataori's sentinels and the
-// fields, never on the callback's own errors or a context's cause.
+// errors.Is(err, e.Kind) holds on every rank (test with the [ErrorKind]
+// constants). A preflight error also unwraps, on every rank, to the cause
+// of the check that failed ([ErrDomainBusy], [ErrNotMainThread],
+// [ErrOptionsDiffer], [ErrUnsupportedType], lanes.ErrBusy, …; see
+// [ErrThreadSupport]). On the rank that reported any other error, the
+// original error (the callback's error, a wire or context error,
+// context.Cause included) stays reachable through Unwrap; other ranks know
+// only its message. So code that must take the same branch on every rank
+// branches on Hataori's sentinels and the fields, never on the callback's
+// own errors or a context's cause.
 type PmapError struct {
-	Kind     ErrorKind
-	Index    int
-	Key      int64
-	Rank     int
-	Message  string
+	// Kind classifies the failure.
+	Kind ErrorKind
+	// Index is the input index of the failing item (for an item or result
+	// that could not be encoded or decoded, the item itself, not its
+	// batch's first index), or -1 for an error that is not about one item:
+	// a preflight or local error, a context that ended, a frame that did
+	// not parse.
+	Index int
+	// Key is an opaque ordering key: of the errors reported during a call,
+	// the one with the lowest key wins, the same on every rank, whatever
+	// the schedule. It is -1 for preflight and local errors. Compare keys
+	// of one call only; their values are not part of the API.
+	Key int64
+	// Rank is the rank that reported the error (the lowest failing rank
+	// for a collective preflight error), or -1 for a local error.
+	Rank int
+	// Message is the reporting rank's message, bounded to 4096 bytes at a
+	// UTF-8 boundary.
+	Message string
+	// Failures lists, under [CollectAll], every item that has no result,
+	// in index order, identically on every rank; under [FailFast] it is
+	// nil.
 	Failures []ItemFailure
 	err      error
 }
@@ -54,8 +54,9 @@ type PmapError struct {
 // Error returns "hataori: pmap <kind> error (item I, rank R, key K):
 // message", leaving out what does not apply, with the number of failed
 // items under CollectAll. The message is shown without the "hataori: "
-// tags of the errors it was composed from (see untag), so the text names
-// Hataori once.
+// tags of the errors it was composed from, and without a leading
+// "rank R: " that repeats the rank, so the text names Hataori and the
+// rank once.
 func (e *PmapError) Error() string {
 	s := fmt.Sprintf("hataori: pmap %v error", e.Kind)
 	var at []string
@@ -71,7 +72,7 @@ func (e *PmapError) Error() string {
 	if len(at) > 0 {
 		s += " (" + strings.Join(at, ", ") + ")"
 	}
-	s += ": " + untag(e.Message)
+	s += ": " + untag(unrank(e.Message, e.Rank))
 	if n := len(e.Failures); n > 0 {
 		s += fmt.Sprintf(" [%d items without a result]", n)
 	}
@@ -81,6 +82,15 @@ func (e *PmapError) Error() string {
 // Unwrap returns the original error on the rank that reported it, the
 // agreed cause of a preflight error on every rank, else nil.
 func (e *PmapError) Unwrap() error { return e.err }
+
+// unrank returns msg without a leading "rank <rank>: ": the messages the
+// ranks report name their rank, and the Error texts name it already.
+func unrank(msg string, rank int) string {
+	if rank < 0 {
+		return msg
+	}
+	return strings.TrimPrefix(msg, "rank "+strconv.Itoa(rank)+": ")
+}
 
 // errTag starts the text of Hataori's own errors (its sentinels, MPIError,
 // MapError, …).
@@ -115,7 +125,7 @@ func untag(msg string) string {
 	return b.String()
 }
 
-// Is reports whether target is the sentinel of e's kind.
+// Is reports whether target is e.Kind.
 func (e *PmapError) Is(target error) bool {
 	return e.Kind.is(target)
 }
@@ -146,20 +156,22 @@ type ItemFailure struct {
 	err     error
 }
 
-// Error returns "item I (rank R): message".
+// Error returns "item I (rank R): message", a line of a PmapError's list,
+// without a leading "rank R: " of the message that repeats the rank.
 func (f ItemFailure) Error() string {
 	if f.Rank < 0 {
 		return fmt.Sprintf("item %d: %s", f.Index, f.Message)
 	}
-	return fmt.Sprintf("item %d (rank %d): %s", f.Index, f.Rank, f.Message)
+	return fmt.Sprintf("item %d (rank %d): %s", f.Index, f.Rank, unrank(f.Message, f.Rank))
 }
 
 // Unwrap returns the original error on the rank that reported it, else nil.
 func (f ItemFailure) Unwrap() error { return f.err }
 
-// CollectiveError is the error Broadcast, Scatter and Gather return. It is
-// converged collectively: every rank of the call returns an equal
-// CollectiveError (same Kind, Rank, Op and Message).
+// CollectiveError is the error [Broadcast], [Scatter] and [Gather] return.
+// It is converged collectively: every rank of the call returns an equal
+// CollectiveError (same Kind, Rank, Op and Message), except for a local
+// entry check (Rank -1). errors.Is(err, e.Kind) holds on every rank.
 type CollectiveError struct {
 	// Kind classifies the failure.
 	Kind ErrorKind
@@ -178,12 +190,13 @@ type CollectiveError struct {
 
 // Error returns a one-line description naming the operation, kind, rank and
 // message; the message is shown without the "hataori: " tags of the errors
-// it was composed from, so the text names Hataori once.
+// it was composed from and without a leading "rank R: " that repeats the
+// rank, so the text names Hataori and the rank once.
 func (e *CollectiveError) Error() string {
 	if e.Rank < 0 {
 		return fmt.Sprintf("hataori: %s %s error on this rank: %s", e.Op, e.Kind, untag(e.Message))
 	}
-	return fmt.Sprintf("hataori: %s %s error reported by rank %d: %s", e.Op, e.Kind, e.Rank, untag(e.Message))
+	return fmt.Sprintf("hataori: %s %s error reported by rank %d: %s", e.Op, e.Kind, e.Rank, untag(unrank(e.Message, e.Rank)))
 }
 
 // Unwrap returns the local cause of an entry check that failed on this rank
@@ -191,10 +204,10 @@ func (e *CollectiveError) Error() string {
 // that cannot cross ranks, an error matching ErrUnsupportedType whose
 // message names the type and field; for another preflight failure, on every
 // rank, the sentinel of the check that failed (ErrOptionsDiffer,
-// ErrInvalidOptions, ErrPayload, ErrCanceled), on the failing rank wrapped
+// ErrInvalidOptions, ErrPayload, KindCanceled), on the failing rank wrapped
 // with its own details; otherwise nil.
 func (e *CollectiveError) Unwrap() error { return e.err }
 
-// Is reports whether target is the sentinel of e's kind (ErrPreflight,
-// ErrWire or ErrProtocol).
+// Is reports whether target is e.Kind ([KindPreflight], [KindWire] or
+// [KindProtocol]).
 func (e *CollectiveError) Is(target error) bool { return e.Kind.is(target) }

@@ -12,7 +12,7 @@ func TestPmapErrorIsAsUnwrap(t *testing.T) {
 	cause := errors.New("item 5 is bad")
 	e := &PmapError{Kind: KindUser, Key: 46, Rank: 1, Message: cause.Error(), err: cause}
 	wrapped := fmt.Errorf("run: %w", e)
-	if !errors.Is(wrapped, ErrUser) || errors.Is(wrapped, ErrWire) || errors.Is(wrapped, ErrPreflight) {
+	if !errors.Is(wrapped, KindUser) || errors.Is(wrapped, KindWire) || errors.Is(wrapped, KindPreflight) {
 		t.Fatal("kind sentinel matching is wrong")
 	}
 	if !errors.Is(wrapped, cause) {
@@ -29,12 +29,12 @@ func TestPmapErrorIsAsUnwrap(t *testing.T) {
 	if errors.Is(remote, cause) || remote.Unwrap() != nil {
 		t.Fatal("a non-reporting rank must not carry the original error")
 	}
-	for k, s := range map[ErrorKind]error{KindReentrant: ErrReentrant, KindPreflight: ErrPreflight, KindWire: ErrWire, KindProtocol: ErrProtocol, KindCanceled: ErrCanceled} {
+	for k, s := range map[ErrorKind]error{KindReentrant: KindReentrant, KindPreflight: KindPreflight, KindWire: KindWire, KindProtocol: KindProtocol, KindCanceled: KindCanceled} {
 		if !errors.Is(&PmapError{Kind: k}, s) {
 			t.Errorf("kind %v does not match its sentinel", k)
 		}
 	}
-	if errors.Is(&PmapError{Kind: 99}, ErrUser) || ErrorKind(99).String() != "ErrorKind(99)" {
+	if errors.Is(&PmapError{Kind: 99}, KindUser) || ErrorKind(99).String() != "ErrorKind(99)" {
 		t.Fatal("unknown kind")
 	}
 }
@@ -66,12 +66,14 @@ func TestPackOptionsDistinguishesOptions(t *testing.T) {
 
 // hataoriSentinels lists every error of package hataori whose text starts
 // with its "hataori: " tag and that a preflight or local failure may embed
-// in a message.
+// in a message. (The ErrorKind values are errors too, but their text is
+// the bare kind name, "user", never embedded in a message.)
 var hataoriSentinels = []error{
-	ErrReentrant, ErrPreflight, ErrUser, ErrWire, ErrProtocol, ErrCanceled, ErrNotMainThread,
+	ErrNotMainThread,
 	ErrInvalidMode, ErrNoDomain, ErrNilCallback, ErrDomainClosed, ErrWorkerEntry, ErrDomainBusy, ErrNotLent,
 	ErrThreadSupport, ErrOptionsDiffer, ErrInvalidOptions, ErrPayload, ErrStopped, ErrMPI,
 	ErrNoMPI, ErrNotInitialized, ErrInvalidComm, ErrNotFreeable, ErrThreadLevel,
+	ErrInvalidPinning, ErrNoWorkers, ErrCPUNotAllowed, ErrDuplicateCPU, ErrTooManyWorkers, ErrPinFailed, ErrStartTimeout,
 }
 
 // checkTaggedOnce fails unless text names Hataori exactly once and still
@@ -149,9 +151,9 @@ func TestUntag(t *testing.T) {
 
 func TestCollectiveErrorIsAs(t *testing.T) {
 	sentinels := map[ErrorKind]error{
-		KindPreflight: ErrPreflight,
-		KindWire:      ErrWire,
-		KindProtocol:  ErrProtocol,
+		KindPreflight: KindPreflight,
+		KindWire:      KindWire,
+		KindProtocol:  KindProtocol,
 	}
 	for kind, want := range sentinels {
 		var err error = fmt.Errorf("wrapped: %w", &CollectiveError{Kind: kind, Rank: 2, Op: "Gather", Message: "boom"})
@@ -176,5 +178,24 @@ func TestCollectiveErrorIsAs(t *testing.T) {
 	}
 	if s := ErrorKind(9).String(); s != "ErrorKind(9)" {
 		t.Errorf("unknown kind String = %q", s)
+	}
+}
+
+// TestErrorTextNamesRankOnce: the ranks' messages start with "rank R: "
+// and the Error texts name the rank already; the text names it once, and
+// leaves a message about another rank as it is.
+func TestErrorTextNamesRankOnce(t *testing.T) {
+	for _, c := range []struct{ got, want string }{
+		{(&PmapError{Kind: KindPreflight, Index: -1, Key: -1, Rank: 0, Message: "rank 0: context already done"}).Error(),
+			"hataori: pmap preflight error (rank 0): context already done"},
+		{(&PmapError{Kind: KindWire, Index: 7, Key: 5, Rank: 1, Message: "rank 10: x"}).Error(),
+			"hataori: pmap wire error (item 7, rank 1, key 5): rank 10: x"},
+		{ItemFailure{Index: 725, Kind: KindWire, Rank: 0, Message: "rank 0: bad frame"}.Error(), "item 725 (rank 0): bad frame"},
+		{(&CollectiveError{Kind: KindPreflight, Rank: 2, Op: "Gather", Message: "rank 2: context done before the call"}).Error(),
+			"hataori: Gather preflight error reported by rank 2: context done before the call"},
+	} {
+		if c.got != c.want {
+			t.Errorf("Error() = %q, want %q", c.got, c.want)
+		}
 	}
 }

@@ -52,7 +52,7 @@ func (e *DomainError) Error() string {
 		s += ": cpu " + strconv.Itoa(e.CPU)
 	}
 	if e.Err != nil {
-		s += ": " + e.Err.Error()
+		s += ": " + untag(e.Err.Error())
 	}
 	return errmsg.Bound(s)
 }

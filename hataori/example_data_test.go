@@ -91,7 +91,7 @@ func ExampleGather_error() {
 	// data moves.
 	_, err = hataori.Gather(context.Background(), world, 99, "x")
 	var pe *hataori.CollectiveError
-	if errors.As(err, &pe) && errors.Is(err, hataori.ErrPreflight) {
+	if errors.As(err, &pe) && errors.Is(err, hataori.KindPreflight) {
 		fmt.Println(pe.Op, pe.Kind, pe.Rank, pe.Message)
 	}
 }

@@ -77,7 +77,7 @@ func ExamplePmap_error() {
 		return x, nil
 	})
 	var pe *hataori.PmapError
-	if errors.As(err, &pe) && errors.Is(err, hataori.ErrUser) {
+	if errors.As(err, &pe) && errors.Is(err, hataori.KindUser) {
 		fmt.Printf("rank %d: %s error: %s\n", rank, pe.Kind, pe.Message)
 	}
 }
@@ -125,7 +125,7 @@ func ExamplePmapError() {
 	if errors.As(err, &pe) {
 		fmt.Println(pe.Kind, pe.Index, pe.Rank, pe.Message)
 	}
-	fmt.Println(errors.Is(err, hataori.ErrUser), errors.Is(err, hataori.ErrWire))
+	fmt.Println(errors.Is(err, hataori.KindUser), errors.Is(err, hataori.KindWire))
 	fmt.Println(err)
 	// Output:
 	// user 5 1 row 5: no convergence

@@ -22,7 +22,7 @@ func ExampleNotifyContext() {
 
 	// out, err := hataori.PmapContext(ctx, world, d, hataori.Options{OnError: hataori.CollectAll}, items, f)
 	// After the signal, err is the same *PmapError on every rank,
-	// errors.Is(err, hataori.ErrCanceled), and the root's out holds
+	// errors.Is(err, hataori.KindCanceled), and the root's out holds
 	// every result finished so far (err.(*hataori.PmapError).Failed(i)
 	// marks the others): save them before Finalize.
 	_ = syscall.Kill(os.Getpid(), syscall.SIGTERM)

@@ -32,7 +32,7 @@ func TestPmapErrorIndexAndFailures(t *testing.T) {
 		t.Errorf("ItemFailure %v", f)
 	}
 	call := &PmapError{Kind: KindCanceled, Index: -1, Key: 99, Rank: 1, Message: "rank 1: context done"}
-	if got := call.Error(); got != "hataori: pmap canceled error (rank 1, key 99): rank 1: context done" {
+	if got := call.Error(); got != "hataori: pmap canceled error (rank 1, key 99): context done" {
 		t.Fatalf("Error() = %q", got)
 	}
 }
@@ -60,7 +60,7 @@ func TestOptionsDiff(t *testing.T) {
 // cause number, and the number leads back to it.
 func TestPreflightCauseNumbers(t *testing.T) {
 	for _, s := range []error{ErrDomainBusy, ErrDomainClosed, ErrWorkerEntry, ErrInvalidMode, ErrNoDomain, ErrNotMainThread,
-		ErrThreadSupport, ErrOptionsDiffer, ErrInvalidOptions, ErrPayload, ErrCanceled} {
+		ErrThreadSupport, ErrOptionsDiffer, ErrInvalidOptions, ErrPayload, KindCanceled} {
 		c := slot.CauseOf(errors.Join(errors.New("context"), s))
 		if c == slot.NoCause || slot.Sentinel(c) != s {
 			t.Errorf("%v: cause %d gives %v", s, c, slot.Sentinel(c))

@@ -225,7 +225,7 @@ func TestPmapPreflightCauses(t *testing.T) {
 			_, err := Pmap(ctx, e.world, nil, Options{Mode: Outer}, e.items(4), id)
 			return err
 		}},
-		{"context done on the last rank", false, ErrCanceled, last, []string{"context already done"}, func() error {
+		{"context done on the last rank", false, KindCanceled, last, []string{"context already done"}, func() error {
 			c := ctx
 			if e.rank == last {
 				c = done
@@ -244,7 +244,7 @@ func TestPmapPreflightCauses(t *testing.T) {
 		}
 		err := c.call()
 		pe := e.sameError(c.name, err, KindPreflight)
-		if !errors.Is(err, c.cause) || !errors.Is(err, ErrPreflight) {
+		if !errors.Is(err, c.cause) || !errors.Is(err, KindPreflight) {
 			t.Errorf("%s: rank %d: %v does not match %v", c.name, e.rank, err, c.cause)
 		}
 		if pe.Rank != c.rank || pe.Index != -1 {
@@ -255,7 +255,7 @@ func TestPmapPreflightCauses(t *testing.T) {
 				t.Errorf("%s: message %q does not say %q", c.name, pe.Message, w)
 			}
 		}
-		for _, other := range []error{ErrDomainBusy, ErrOptionsDiffer, ErrPayload, ErrCanceled, ErrInvalidOptions} {
+		for _, other := range []error{ErrDomainBusy, ErrOptionsDiffer, ErrPayload, KindCanceled, ErrInvalidOptions} {
 			if other != c.cause && errors.Is(err, other) {
 				t.Errorf("%s: %v also matches %v", c.name, err, other)
 			}
@@ -270,7 +270,7 @@ func TestPmapPreflightCauses(t *testing.T) {
 		_, err := Pmap(ctx, e.world, e.dom, Options{}, e.items(3), id)
 		res <- err
 	}()
-	if err := <-res; !errors.Is(err, ErrNotMainThread) || !errors.Is(err, ErrPreflight) {
+	if err := <-res; !errors.Is(err, ErrNotMainThread) || !errors.Is(err, KindPreflight) {
 		t.Errorf("other goroutine: %v, want ErrNotMainThread", err)
 	}
 }

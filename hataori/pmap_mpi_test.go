@@ -458,8 +458,8 @@ func TestPmapErrors(t *testing.T) {
 	})
 	cancel()
 	pe := e.sameError("cancel", err, KindCanceled)
-	if !errors.Is(err, ErrCanceled) {
-		t.Errorf("cancel: %v does not match ErrCanceled", err)
+	if !errors.Is(err, KindCanceled) {
+		t.Errorf("cancel: %v does not match KindCanceled", err)
 	}
 	if pe.Rank == e.rank && !errors.Is(err, context.Canceled) {
 		t.Errorf("cancel: reporting rank's error %v does not wrap context.Canceled", err)

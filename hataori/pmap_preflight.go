@@ -97,7 +97,7 @@ func pmapLocalChecks(ctx context.Context, k *collective, exec slot.Executor, opt
 	case extra != nil:
 		return fail(extra.Code, extra.Err, "%s", extra.Message)
 	case ctx.Err() != nil:
-		return fail(failContext, fmt.Errorf("%w: %w", ErrCanceled, context.Cause(ctx)), "context already done: %v", ctx.Err())
+		return fail(failContext, fmt.Errorf("hataori: collective call %w: %w", KindCanceled, context.Cause(ctx)), "context already done: %v", ctx.Err())
 	}
 	return nil
 }

@@ -78,8 +78,8 @@ func TestPmapPreflight(t *testing.T) {
 		evs := traceEvents(func() { _, err = Pmap(ctx, e.world, c.d, c.opts, c.items, id) })
 		undo()
 		pe := e.sameError(c.name, err, KindPreflight)
-		if !errors.Is(err, ErrPreflight) {
-			t.Errorf("%s: %v does not match ErrPreflight", c.name, err)
+		if !errors.Is(err, KindPreflight) {
+			t.Errorf("%s: %v does not match KindPreflight", c.name, err)
 		}
 		if n := countPrefix(evs, "send") + countPrefix(evs, "recv") + countPrefix(evs, "root-batch"); n != 0 {
 			t.Errorf("%s: %d scheduler events after a failed preflight: %v", c.name, n, evs)
@@ -120,14 +120,14 @@ func TestPmapPreflight(t *testing.T) {
 	}
 
 	// Re-entry from an MPI-only callback (which runs on this goroutine):
-	// every nested call fails with ErrReentrant, and some rank made one.
+	// every nested call fails with KindReentrant, and some rank made one.
 	var nested, bad int64
 	_, err = Pmap(ctx, e.world, nil, Options{}, e.items(2*e.size), func(x int) (int, error) {
 		_, inner := Pmap(ctx, e.world, nil, Options{}, None[[]int](), id)
 		nested++
-		if !errors.Is(inner, ErrReentrant) {
+		if !errors.Is(inner, KindReentrant) {
 			bad++
-			t.Errorf("re-entry: rank %d: nested call returned %v, want ErrReentrant", e.rank, inner)
+			t.Errorf("re-entry: rank %d: nested call returned %v, want KindReentrant", e.rank, inner)
 		}
 		return x, nil
 	})

@@ -53,13 +53,13 @@ func (e *SignalError) Is(target error) bool { return target == context.Canceled 
 // SIGTERM, which then kills the ranks silently: nothing is printed and
 // nothing finished is kept. With this context, a signal to the launcher
 // (or to any one rank) during a call makes Pmap return, on every rank,
-// the same *PmapError of kind KindCanceled (errors.Is(err, ErrCanceled)),
+// the same *PmapError of kind KindCanceled (errors.Is(err, KindCanceled)),
 // typically within milliseconds of the ranks' signal; the callbacks'
 // context ends with it (see PmapContext). Under the CollectAll
 // policy the root keeps every result finished so far (PmapError.Failed
 // and Failures name the others); under FailFast no results are returned.
 // A signal before a call makes that call fail its preflight on every rank,
-// also with ErrCanceled. Under Open MPI the ranks have until the SIGKILL
+// also with KindCanceled. Under Open MPI the ranks have until the SIGKILL
 // (1 s by default) to write out what they kept, so write it before
 // calling Finalize, which may not return while mpirun ends the job.
 //

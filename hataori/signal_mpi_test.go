@@ -36,7 +36,7 @@ const signalKillGrace = 5
 // TestPmapSignalStopsEveryRank sends SIGINT, what Ctrl-C sends, to the
 // launcher (mpirun or mpiexec) while every slot of every rank is inside a
 // CollectAll Pmap whose context comes from NotifyContext: every rank must
-// return the same canceled error (ErrCanceled, identical text and failure
+// return the same canceled error (KindCanceled, identical text and failure
 // list), naming the signal its launcher passed on (Open MPI: SIGTERM,
 // MPICH: SIGINT), the root must keep every finished result, and the job
 // must end within 30 s of the signal.
@@ -86,8 +86,8 @@ func TestPmapSignalStopsEveryRank(t *testing.T) {
 	switch {
 	case !errors.As(err, &pe):
 		t.Fatalf("rank %d: Pmap = %v (%T), want a *PmapError", e.rank, err, err)
-	case !errors.Is(err, ErrCanceled) || pe.Kind != KindCanceled || pe.Index != -1:
-		t.Errorf("rank %d: %v: kind %v, index %d; want ErrCanceled, KindCanceled, index -1", e.rank, err, pe.Kind, pe.Index)
+	case !errors.Is(err, KindCanceled) || pe.Kind != KindCanceled || pe.Index != -1:
+		t.Errorf("rank %d: %v: kind %v, index %d; want KindCanceled, KindCanceled, index -1", e.rank, err, pe.Kind, pe.Index)
 	}
 	if len(pe.Failures) != waiting {
 		t.Errorf("rank %d: %d items without a result, want the %d waiting ones", e.rank, len(pe.Failures), waiting)

@@ -63,9 +63,9 @@ func TestWireTypeFailureRoundTrip(t *testing.T) {
 	}
 	pe := &CollectiveError{Kind: KindPreflight, Rank: 1, Op: "Gather", Message: agreed.Message, err: cause}
 	var err error = pe
-	if !errors.Is(err, ErrUnsupportedType) || !errors.Is(err, ErrPreflight) || errors.Is(err, ErrWire) {
-		t.Errorf("errors.Is on %v: ErrUnsupportedType %v, ErrPreflight %v, ErrWire %v", err,
-			errors.Is(err, ErrUnsupportedType), errors.Is(err, ErrPreflight), errors.Is(err, ErrWire))
+	if !errors.Is(err, ErrUnsupportedType) || !errors.Is(err, KindPreflight) || errors.Is(err, KindWire) {
+		t.Errorf("errors.Is on %v: ErrUnsupportedType %v, KindPreflight %v, KindWire %v", err,
+			errors.Is(err, ErrUnsupportedType), errors.Is(err, KindPreflight), errors.Is(err, KindWire))
 	}
 	want := "hataori: Gather preflight error reported by rank 1: type hataori.wcPoint cannot cross ranks: field x is unexported"
 	if !strings.HasPrefix(err.Error(), want) {

@@ -154,7 +154,7 @@ func pmapLanesRank(t *testing.T) {
 	}
 	// The cause survives on every rank, not only on the busy one.
 	if !errors.As(busyErr, &pe) || pe.Kind != hataori.KindPreflight || pe.Rank != size-1 ||
-		!errors.Is(busyErr, lanes.ErrBusy) || !errors.Is(busyErr, hataori.ErrPreflight) {
+		!errors.Is(busyErr, lanes.ErrBusy) || !errors.Is(busyErr, hataori.KindPreflight) {
 		t.Errorf("rank %d: busy lanes on rank %d gave %v, want its preflight error matching lanes.ErrBusy", rank, size-1, busyErr)
 	}
 	if pmapErr != nil || gatherErr != nil || msgErr != nil || againErr != nil {
@@ -163,7 +163,7 @@ func pmapLanesRank(t *testing.T) {
 	threads.check(t, coordinator) // in one call, each engine on its lane's thread, not the coordinator's
 	// Key is ((index*3 + class)*size + reporting rank), class 1 for a
 	// callback error.
-	if !errors.As(userErr, &pe) || pe.Kind != hataori.KindUser || !errors.Is(userErr, hataori.ErrUser) ||
+	if !errors.As(userErr, &pe) || pe.Kind != hataori.KindUser || !errors.Is(userErr, hataori.KindUser) ||
 		pe.Key != (17*3+1)*int64(size)+int64(pe.Rank) {
 		t.Errorf("rank %d: user error %v (%T), want a KindUser *PmapError for item 17", rank, userErr, userErr)
 	} else if pe.Rank == rank && !errors.Is(userErr, errBad) {

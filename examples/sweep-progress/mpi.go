@@ -81,7 +81,7 @@ func run(n, scale int, showBar bool) (err error) {
 	// every rank (they all have the same error) then exits with status 1,
 	// after the root printed the points it kept.
 	var stopped error
-	if errors.Is(err, hataori.ErrCanceled) {
+	if errors.Is(err, hataori.KindCanceled) {
 		stopped = err
 	}
 	if rank != 0 {

@@ -179,7 +179,7 @@ func ExampleSignal() {
 			<-ctx.Done()
 			return 0, ctx.Err()
 		})
-		if errors.Is(err, hataori.ErrCanceled) {
+		if errors.Is(err, hataori.KindCanceled) {
 			fmt.Println("stopped")
 		}
 	}

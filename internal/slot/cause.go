@@ -24,7 +24,7 @@ const (
 	CauseOptionsDiffer        // hataori.ErrOptionsDiffer
 	CauseInvalidOptions       // hataori.ErrInvalidOptions
 	CausePayload              // hataori.ErrPayload
-	CauseCanceled             // hataori.ErrCanceled
+	CauseCanceled             // hataori.KindCanceled
 	CauseLanesBusy            // lanes.ErrBusy
 	CauseNoEngine             // lanes.ErrNoEngine
 	causeEnd

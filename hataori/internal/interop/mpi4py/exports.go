@@ -22,10 +22,10 @@ import (
 const (
 	codeOK        = 0
 	codeFailed    = -1 // any other error
-	codeUser      = -2 // hataori.ErrUser: a callback failed on some rank
+	codeUser      = -2 // hataori.KindUser: a callback failed on some rank
 	codeNotMain   = -3 // hataori.ErrNotMainThread: called off the MPI main thread
-	codeReentrant = -4 // hataori.ErrReentrant
-	codePreflight = -5 // hataori.ErrPreflight (other than the thread check)
+	codeReentrant = -4 // hataori.KindReentrant
+	codePreflight = -5 // hataori.KindPreflight (other than the thread check)
 	codeArgument  = -6 // a bad argument from C (nil pointer, negative length)
 	codeNoMPI     = -7 // hataori.ErrNoMPI or MPI not initialised
 )
@@ -48,11 +48,11 @@ func finish(err error) C.int {
 	switch {
 	case errors.Is(err, hataori.ErrNotMainThread):
 		return codeNotMain
-	case errors.Is(err, hataori.ErrReentrant):
+	case errors.Is(err, hataori.KindReentrant):
 		return codeReentrant
-	case errors.Is(err, hataori.ErrUser):
+	case errors.Is(err, hataori.KindUser):
 		return codeUser
-	case errors.Is(err, hataori.ErrPreflight):
+	case errors.Is(err, hataori.KindPreflight):
 		return codePreflight
 	case errors.Is(err, hataori.ErrNoMPI), errors.Is(err, hataori.ErrNotInitialized):
 		return codeNoMPI
