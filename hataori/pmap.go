@@ -271,6 +271,15 @@ func pmapOn[T, U any](ctx context.Context, comm Comm, exec slot.Executor, opts O
 	}()
 	defer keepCoordinatorResponsive(exec)()
 	items, _ := rootItems.Get()
+	c := newCall(ctx, k, exec, &opts, items, f, stopOnError)
+	out, err := c.finish(&opts, c.runOn(exec, &opts, rootItems.Present(), extra))
+	normal = true
+	return out, err
+}
+
+// newCall builds the state of one Pmap call on k, run by exec with opts;
+// items are the root's (nil elsewhere).
+func newCall[T, U any](ctx context.Context, k *collective, exec slot.Executor, opts *Options, items []T, f itemFunc[T, U], stopOnError bool) *call[T, U] {
 	collect := opts.OnError == CollectAll
 	cpus := len(allowedCPUs())
 	c := &call[T, U]{
@@ -284,8 +293,18 @@ func pmapOn[T, U any](ctx context.Context, comm Comm, exec slot.Executor, opts O
 			c.progressEvery = DefaultProgressEvery
 		}
 	}
-	var pf error
-	var ran bool
+	return c
+}
+
+// runOn runs the call on exec: its coordinator (on the calling
+// goroutine) runs the preflight and then the root's or the remote
+// rank's engine, with exec's slots. It returns the preflight's error,
+// the same on every rank. When exec cannot admit the call, the preflight
+// still runs (with that error), so that every rank returns the same
+// error. present tells whether this rank passed root items; extra is a
+// failure the caller found before the call.
+func (c *call[T, U]) runOn(exec slot.Executor, opts *Options, present bool, extra *failure) (pf error) {
+	ran := false
 	st := newSlotStart()
 	coord := func() {
 		ran = true
@@ -295,26 +314,30 @@ func pmapOn[T, U any](ctx context.Context, comm Comm, exec slot.Executor, opts O
 		defer func() {
 			st.start(nil)
 			if !fine {
-				k.abortPanicked("Pmap", recover())
+				c.k.abortPanicked("Pmap", recover())
 			}
 		}()
-		if pf = pmapPreflight(ctx, k, exec, &opts, rootItems.Present(), extra, nil, checkWireTypes[T, U]()); pf == nil {
+		if pf = pmapPreflight(c.ctx, c.k, exec, opts, present, extra, nil, checkWireTypes[T, U]()); pf == nil {
 			c.batch, c.prefetch = opts.BatchSize, opts.Prefetch
 			c.t0 = time.Now()
-			c.cctx, c.cancel = context.WithCancelCause(ctx)
+			c.cctx, c.cancel = context.WithCancelCause(c.ctx)
 			defer c.cancel(context.Canceled)
 			c.run(exec.Slots(), st.start)
 		}
 		fine = true
 	}
 	if err := exec.Run(st.work, coord); err != nil && !ran {
-		// Admission failed: the preflight still runs, so that every rank
-		// returns the same error.
-		pf = pmapPreflight(ctx, k, exec, &opts, rootItems.Present(), extra, err, checkWireTypes[T, U]())
+		pf = pmapPreflight(c.ctx, c.k, exec, opts, present, extra, err, checkWireTypes[T, U]())
 	}
+	return pf
+}
+
+// finish ends the call after runOn (pf its preflight error): it converges
+// the ranks' faults into the call's one error, fills opts.Stats and
+// frees the call's communicator.
+func (c *call[T, U]) finish(opts *Options, pf error) ([]U, error) {
 	if pf != nil {
-		k.closeOrAbort()
-		normal = true
+		c.k.closeOrAbort()
 		return nil, pf
 	}
 	debugRootStats(c.schedStats)
@@ -322,11 +345,10 @@ func pmapOn[T, U any](ctx context.Context, comm Comm, exec slot.Executor, opts O
 	if c.callStats != nil && opts.Stats != nil {
 		*opts.Stats = *c.callStats
 	}
-	k.closeOrAbort()
+	c.k.closeOrAbort()
 	tracef("close")
-	normal = true
 	if cerr != nil {
-		if collect {
+		if c.collect {
 			return c.out, cerr
 		}
 		return nil, cerr

@@ -378,124 +378,161 @@ func (r *remoteLoop[T, U]) runTask(s int, j remoteJob, scratch []byte) (res slot
 	return res, ok
 }
 
+// evalTask runs one TASK in three steps: decode the indices and items,
+// run the callbacks, encode the RESULT. Any failure on the way becomes a
+// failed RESULT (see fault). ok is false when a callback panicked.
 func (r *remoteLoop[T, U]) evalTask(s int, j remoteJob, scratch []byte) (res slotResult, ok bool) {
-	k, id, batch := r.k, j.id, r.c.batch
 	res.slot = j.slot
-	frameFault := func(indices []int64, taskKey int64, what string, err error) (slotResult, bool) {
-		msg := fmt.Sprintf("rank %d: %s of batch %d: %v", k.rank, what, id, err)
-		res.faults = []rankFault{{index: -1, taskKey: taskKey, kind: KindWire, msg: msg, err: err}}
-		res.frame = withSlot(faultFrame(id, statusWire, indices, resultFault{Index: taskKey, Kind: uint8(KindWire), Message: errmsg.Bound(msg)}), j.slot)
-		return res, true
-	}
 	indices, rest, err := splitIndices(j.h, j.payload)
 	if err != nil || len(indices) == 0 {
 		if err == nil {
 			err = &wire.Error{Kind: wire.ErrCount, Detail: "TASK without items"}
 		}
-		// The batch's first index follows from its id: batches are
-		// consecutive runs of the fixed batch size.
-		key := id
-		if id <= math.MaxInt64/int64(batch) {
-			key = id * int64(batch)
-		}
-		return frameFault(nil, key, "decoding the TASK", err)
+		return r.frameFault(res, j, nil, r.firstKey(j.id), "decoding the TASK", err)
 	}
 	var t0 time.Time
 	if j.h.Status&(taskStats|taskSpans) != 0 {
 		t0 = time.Now()
 	}
-	defer func() {
-		m := &r.meters[s]
-		m.items += int64(len(indices))
-		m.batches++
-		if !t0.IsZero() {
-			t1 := time.Now()
-			m.busy += t1.Sub(t0)
-			if j.h.Status&taskSpans != 0 {
-				m.spans = append(m.spans, BatchSpan{Rank: k.rank, Slot: s, Batch: id, Start: int(indices[0]), Count: len(indices),
-					Begin: t0.Sub(r.c.t0), End: t1.Sub(r.c.t0)})
-			}
-		}
-	}()
+	defer r.meter(s, j, indices, t0)
 	items, err := wire.DecodeItemsOwned[T](rest, len(indices))
 	if err != nil {
-		pos, known := wire.ItemPosition(err)
-		if !known {
-			return frameFault(indices, indices[0], "decoding the items", err)
-		}
-		msg := errmsg.Bound(fmt.Sprintf("rank %d: decoding item %d (batch %d): %v", k.rank, indices[pos], id, err))
-		if !r.c.collect {
-			res.faults = []rankFault{{index: int(indices[pos]), kind: KindWire, msg: msg, err: err}}
-			res.frame = withSlot(faultFrame(id, statusWire, indices, resultFault{Index: indices[pos], Kind: uint8(KindWire), Message: msg}), j.slot)
-			return res, true
-		}
-		var faults []rankFault
-		for q, ix := range indices {
-			f := rankFault{index: int(ix), kind: KindWire, msg: msg, err: err}
-			if q != pos {
-				f.msg, f.err, f.collateral = fmt.Sprintf("rank %d: not run: item %d of the same batch failed to decode", k.rank, indices[pos]), nil, true
-			}
-			faults = append(faults, f)
-		}
-		return r.partial(res, j, id, indices, faults, []U{}, scratch)
+		return r.decodeFault(res, j, indices, err, scratch)
 	}
 	out := make([]U, len(items))
 	o, fine := evalBatch(r.c.cctx, r.c.f, s, items, out, r.c.stopOnError, r.c.pan)
 	if !fine {
 		return res, false
 	}
+	if r.c.collect {
+		return r.encodeAll(res, j, indices, o, out, scratch)
+	}
+	return r.encodeFirst(res, j, indices, o, out, scratch)
+}
+
+// firstKey is the first index of batch id, which follows from the id:
+// batches are consecutive runs of the fixed batch size (id itself when
+// the product would overflow).
+func (r *remoteLoop[T, U]) firstKey(id int64) int64 {
+	if batch := int64(r.c.batch); batch > 0 && id <= math.MaxInt64/batch {
+		return id * batch
+	}
+	return id
+}
+
+// meter adds a finished TASK of slot s (started at t0, zero when the
+// root asked for neither stats nor spans) to the slot's meters.
+func (r *remoteLoop[T, U]) meter(s int, j remoteJob, indices []int64, t0 time.Time) {
+	m := &r.meters[s]
+	m.items += int64(len(indices))
+	m.batches++
+	if t0.IsZero() {
+		return
+	}
+	t1 := time.Now()
+	m.busy += t1.Sub(t0)
+	if j.h.Status&taskSpans != 0 {
+		m.spans = append(m.spans, BatchSpan{Rank: r.k.rank, Slot: s, Batch: j.id, Start: int(indices[0]), Count: len(indices),
+			Begin: t0.Sub(r.c.t0), End: t1.Sub(r.c.t0)})
+	}
+}
+
+// fault makes res the failed RESULT of TASK j (echoing indices) with the
+// one fault f, sent with the given status; key is the fault's index on the
+// wire (the failed item, or the batch's key for a fault of the whole
+// frame) and msg its message there. It cannot fail.
+func (r *remoteLoop[T, U]) fault(res slotResult, j remoteJob, indices []int64, status uint8, key int64, f rankFault, msg string) (slotResult, bool) {
+	res.faults = []rankFault{f}
+	res.frame = withSlot(faultFrame(j.id, status, indices, resultFault{Index: key, Kind: uint8(f.kind), Message: msg}), j.slot)
+	return res, true
+}
+
+// frameFault fails the whole frame of TASK j with a wire error err met
+// while doing what; key is the batch's first index.
+func (r *remoteLoop[T, U]) frameFault(res slotResult, j remoteJob, indices []int64, key int64, what string, err error) (slotResult, bool) {
+	msg := fmt.Sprintf("rank %d: %s of batch %d: %v", r.k.rank, what, j.id, err)
+	return r.fault(res, j, indices, statusWire, key, rankFault{index: -1, taskKey: key, kind: KindWire, msg: msg, err: err}, errmsg.Bound(msg))
+}
+
+// wireItemFault fails item indices[pos] of TASK j with a wire error err met
+// while doing what (to it).
+func (r *remoteLoop[T, U]) wireItemFault(res slotResult, j remoteJob, indices []int64, pos int, what string, err error) (slotResult, bool) {
+	msg := errmsg.Bound(fmt.Sprintf("rank %d: %s %d (batch %d): %v", r.k.rank, what, indices[pos], j.id, err))
+	return r.fault(res, j, indices, statusWire, indices[pos], rankFault{index: int(indices[pos]), kind: KindWire, msg: msg, err: err}, msg)
+}
+
+// decodeFault fails TASK j whose items did not decode (err): the item
+// that failed when the error names it (under CollectAll, with the others
+// failing as collateral), the whole frame otherwise.
+func (r *remoteLoop[T, U]) decodeFault(res slotResult, j remoteJob, indices []int64, err error, scratch []byte) (slotResult, bool) {
+	pos, known := wire.ItemPosition(err)
+	if !known {
+		return r.frameFault(res, j, indices, indices[0], "decoding the items", err)
+	}
 	if !r.c.collect {
-		if f := o.first(); f != nil {
-			i := indices[f.pos]
-			msg := errmsg.Bound(f.err.Error())
-			rf := rankFault{index: int(i), kind: KindUser, msg: msg, err: f.err}
-			if f.stopped {
-				rf.kind, rf.msg, rf.stopped = KindCanceled, stoppedMessage(k.rank, int(i), f.err), true
-			}
-			res.faults = []rankFault{rf}
-			res.frame = withSlot(faultFrame(id, statusUser, indices, resultFault{Index: i, Kind: uint8(rf.kind), Message: rf.msg}), j.slot)
-			return res, true
-		}
-		buf, err := resultFrame(scratch, id, indices, out)
-		if err != nil {
-			pos, known := wire.ItemPosition(err)
-			if !known {
-				return frameFault(indices, indices[0], "encoding the results", err)
-			}
-			msg := errmsg.Bound(fmt.Sprintf("rank %d: encoding the result of item %d (batch %d): %v", k.rank, indices[pos], id, err))
-			res.faults = []rankFault{{index: int(indices[pos]), kind: KindWire, msg: msg, err: err}}
-			res.frame = withSlot(faultFrame(id, statusWire, indices, resultFault{Index: indices[pos], Kind: uint8(KindWire), Message: msg}), j.slot)
-			return res, true
-		}
-		res.frame = withSlot(buf, j.slot)
-		return res, true
+		return r.wireItemFault(res, j, indices, pos, "decoding item", err)
 	}
-	// CollectAll: every failed item travels in the RESULT, with the
-	// results of the others.
+	msg := errmsg.Bound(fmt.Sprintf("rank %d: decoding item %d (batch %d): %v", r.k.rank, indices[pos], j.id, err))
 	var faults []rankFault
-	succ := out
-	var succIdx []int64
-	if len(o.faults) > 0 {
-		succ = make([]U, 0, len(out)-len(o.faults))
-		q := 0
-		for p := range out {
-			if q < len(o.faults) && o.faults[q].pos == p {
-				f := o.faults[q]
-				rf := rankFault{index: int(indices[p]), kind: KindUser, msg: errmsg.Bound(f.err.Error()), err: f.err}
-				if f.stopped {
-					rf.kind, rf.msg, rf.stopped = KindCanceled, stoppedMessage(k.rank, int(indices[p]), f.err), true
-				}
-				faults = append(faults, rf)
-				q++
-				continue
-			}
-			succ = append(succ, out[p])
-			succIdx = append(succIdx, indices[p])
+	for q, ix := range indices {
+		f := rankFault{index: int(ix), kind: KindWire, msg: msg, err: err}
+		if q != pos {
+			f.msg, f.err, f.collateral = fmt.Sprintf("rank %d: not run: item %d of the same batch failed to decode", r.k.rank, indices[pos]), nil, true
 		}
-	} else {
-		succIdx = indices
+		faults = append(faults, f)
 	}
-	return r.partial(res, j, id, indices, faults, succ, scratch, succIdx...)
+	return r.partial(res, j, j.id, indices, faults, []U{}, scratch)
+}
+
+// userFault is the rankFault of item index, which failed with f.
+func userFault(rank int, index int64, f itemFault) rankFault {
+	rf := rankFault{index: int(index), kind: KindUser, msg: errmsg.Bound(f.err.Error()), err: f.err}
+	if f.stopped {
+		rf.kind, rf.msg, rf.stopped = KindCanceled, stoppedMessage(rank, int(index), f.err), true
+	}
+	return rf
+}
+
+// encodeFirst builds the RESULT of TASK j outside CollectAll: the first
+// failed item's fault, or else the results out.
+func (r *remoteLoop[T, U]) encodeFirst(res slotResult, j remoteJob, indices []int64, o batchOutcome, out []U, scratch []byte) (slotResult, bool) {
+	if f := o.first(); f != nil {
+		i := indices[f.pos]
+		rf := userFault(r.k.rank, i, *f)
+		return r.fault(res, j, indices, statusUser, i, rf, rf.msg)
+	}
+	buf, err := resultFrame(scratch, j.id, indices, out)
+	if err != nil {
+		pos, known := wire.ItemPosition(err)
+		if !known {
+			return r.frameFault(res, j, indices, indices[0], "encoding the results", err)
+		}
+		return r.wireItemFault(res, j, indices, pos, "encoding the result of item", err)
+	}
+	res.frame = withSlot(buf, j.slot)
+	return res, true
+}
+
+// encodeAll builds the RESULT of TASK j under CollectAll: every failed
+// item travels in it, with the results of the others.
+func (r *remoteLoop[T, U]) encodeAll(res slotResult, j remoteJob, indices []int64, o batchOutcome, out []U, scratch []byte) (slotResult, bool) {
+	if len(o.faults) == 0 {
+		return r.partial(res, j, j.id, indices, nil, out, scratch, indices...)
+	}
+	faults := make([]rankFault, 0, len(o.faults))
+	succ := make([]U, 0, len(out)-len(o.faults))
+	var succIdx []int64
+	q := 0
+	for p := range out {
+		if q < len(o.faults) && o.faults[q].pos == p {
+			faults = append(faults, userFault(r.k.rank, indices[p], o.faults[q]))
+			q++
+			continue
+		}
+		succ = append(succ, out[p])
+		succIdx = append(succIdx, indices[p])
+	}
+	return r.partial(res, j, j.id, indices, faults, succ, scratch, succIdx...)
 }
 
 // partial builds the RESULT of a CollectAll batch with faults (failed items,
