@@ -15,34 +15,7 @@ import (
 	"time"
 
 	"github.com/hataori/hataori-go/hataori/mpitest"
-	"github.com/vmihailenco/msgpack/v5"
 )
-
-// poisonV is the value poisonAt cannot decode: far enough into the input
-// that its batch is never one the root's slots hold (holdRoot: batches
-// among the first slots+1, at most 3 batches of at most 3 items here).
-const poisonV = 37
-
-// poisonAt encodes fine, and fails to decode when V is poisonV. As an item
-// it is gated (see gateTasks) like gated.
-type poisonAt struct{ V int }
-
-func (p poisonAt) EncodeMsgpack(enc *msgpack.Encoder) error {
-	waitTaskGate()
-	return enc.EncodeInt(int64(p.V))
-}
-
-func (p *poisonAt) DecodeMsgpack(dec *msgpack.Decoder) error {
-	v, err := dec.DecodeInt64()
-	if err != nil {
-		return err
-	}
-	if v == poisonV {
-		return fmt.Errorf("poisoned %d", v)
-	}
-	p.V = int(v)
-	return nil
-}
 
 // holdRoot is a callback wrapper for tests that need items to cross
 // ranks: on the root each callback arrives at g and then waits for the
@@ -66,6 +39,30 @@ func holdRoot[U any](e *rankEnv, g *gate, f func(x int) (U, error)) func(context
 		}
 		return f(x)
 	}
+}
+
+// checkDecodeFailure runs call, which makes one Pmap call whose item or
+// result poisonV fails to decode, with a task gate g wanting one arrival
+// per root slot of m (for holdRoot), and checks that every rank got the
+// same KindWire error naming item poisonV and its "poisoned value"
+// message (and every string of also), reported by the root when byRoot,
+// else by a remote rank; then that the communicator is still usable.
+func (e *rankEnv) checkDecodeFailure(what string, m execMode, byRoot bool, call func(g *gate) error, also ...string) {
+	e.t.Helper()
+	g := newGate(m.rootSlots())
+	end := e.gateTasks(what, g)
+	err := call(g)
+	end()
+	pe := e.sameError(what, err, KindWire)
+	ok := pe.Index == poisonV && (pe.Rank == 0) == byRoot && strings.Contains(pe.Message, fmt.Sprint("poisoned value ", poisonV))
+	for _, s := range also {
+		ok = ok && strings.Contains(pe.Message, s)
+	}
+	if !ok {
+		by := map[bool]string{true: "the root", false: "a remote rank"}[byRoot]
+		e.t.Errorf("%s: %v (Index %d), want item %d reported by %s", what, err, pe.Index, poisonV, by)
+	}
+	e.checkReusable(what)
 }
 
 // TestPmapFailingIndex checks that every rank's error names the failing
@@ -100,38 +97,28 @@ func TestPmapFailingIndex(t *testing.T) {
 			}
 
 			// A result that fails to decode at the root.
-			g := newGate(m.rootSlots())
-			end := e.gateTasks(what+" result decode", g)
-			hold := holdRoot(e, g, func(x int) (poisonAt, error) { return poisonAt{x}, nil })
-			_, err = PmapContext(ctx, e.world, m.d, Options{BatchSize: batch, Mode: m.mode}, e.gatedItems(60),
-				func(ctx context.Context, x gated) (poisonAt, error) { return hold(ctx, int(x)) })
-			end()
-			pe = e.sameError(what+" result decode", err, KindWire)
-			if pe.Index != poisonV || pe.Rank != 0 || !strings.Contains(pe.Message, fmt.Sprint("poisoned ", poisonV)) || !strings.Contains(pe.Message, fmt.Sprint("item ", poisonV)) {
-				t.Errorf("%s: result decode: %v (Index %d), want item %d reported by the root", what, err, pe.Index, poisonV)
-			}
-			e.checkReusable(what + " result decode")
+			e.checkDecodeFailure(what+" result decode", m, true, func(g *gate) error {
+				hold := holdRoot(e, g, func(x int) (poison, error) { return poison{x}, nil })
+				_, err := PmapContext(ctx, e.world, m.d, Options{BatchSize: batch, Mode: m.mode}, e.gatedItems(60),
+					func(ctx context.Context, x gated) (poison, error) { return hold(ctx, int(x)) })
+				return err
+			}, fmt.Sprint("item ", poisonV))
 
 			// An item that fails to decode on the rank that runs it.
-			var items Maybe[[]poisonAt]
+			var items Maybe[[]poison]
 			if e.rank == 0 {
-				xs := make([]poisonAt, 60)
+				xs := make([]poison, 60)
 				for i := range xs {
-					xs[i] = poisonAt{i}
+					xs[i] = poison{i}
 				}
 				items = Some(xs)
 			}
-			g = newGate(m.rootSlots())
-			end = e.gateTasks(what+" item decode", g)
-			holdInt := holdRoot(e, g, func(x int) (int, error) { return x, nil })
-			_, err = PmapContext(ctx, e.world, m.d, Options{BatchSize: batch, Mode: m.mode}, items,
-				func(ctx context.Context, p poisonAt) (int, error) { return holdInt(ctx, p.V) })
-			end()
-			pe = e.sameError(what+" item decode", err, KindWire)
-			if pe.Index != poisonV || pe.Rank == 0 || !strings.Contains(pe.Message, fmt.Sprint("poisoned ", poisonV)) {
-				t.Errorf("%s: item decode: %v (Index %d), want item %d reported by a remote rank", what, err, pe.Index, poisonV)
-			}
-			e.checkReusable(what + " item decode")
+			e.checkDecodeFailure(what+" item decode", m, false, func(g *gate) error {
+				hold := holdRoot(e, g, func(x int) (int, error) { return x, nil })
+				_, err := PmapContext(ctx, e.world, m.d, Options{BatchSize: batch, Mode: m.mode}, items,
+					func(ctx context.Context, p poison) (int, error) { return hold(ctx, p.V) })
+				return err
+			})
 		}
 	}
 	// Call-level errors have no index.
@@ -392,16 +379,16 @@ func TestPmapCollectAll(t *testing.T) {
 						once.Do(func() { close(finished) })
 					}
 				}, ProgressEvery: time.Millisecond},
-				e.gatedItems(40), func(_ context.Context, x gated) (poisonAt, error) {
+				e.gatedItems(40), func(_ context.Context, x gated) (poison, error) {
 					if e.rank == 0 {
 						g.arrive()
 						select {
 						case <-finished:
 						case <-time.After(gateWait):
-							return poisonAt{}, fmt.Errorf("the root held item %d %v: the other ranks never finished theirs", x, gateWait)
+							return poison{}, fmt.Errorf("the root held item %d %v: the other ranks never finished theirs", x, gateWait)
 						}
 					}
-					return poisonAt{int(x)}, nil
+					return poison{int(x)}, nil
 				})
 			end()
 			pe := e.sameError(what, err, KindWire)
