@@ -11,49 +11,25 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"unsafe"
 
 	"github.com/hataori/hataori-go/hataori"
 )
 
-// lastError is the message of the last failed call, for LastError.
-var lastError struct {
-	sync.Mutex
-	msg string
-}
-
-// done records err for LastError and returns 0 for success, -1 for an
-// error.
+// done records err for LastError like finish, but with the callback's own
+// message (identical on every rank) for a callback failure, and returns 0
+// for success, -1 for an error.
 func done(err error) C.int {
-	lastError.Lock()
-	defer lastError.Unlock()
-	lastError.msg = ""
-	if err == nil {
+	if finish(err) == codeOK {
 		return 0
 	}
-	lastError.msg = err.Error()
 	var pe *hataori.PmapError
 	if errors.As(err, &pe) && pe.Kind == hataori.KindUser {
-		// The callback's message, identical on every rank.
-		lastError.msg = pe.Message
+		lastErr.Lock()
+		lastErr.msg = pe.Message
+		lastErr.Unlock()
 	}
-	return -1
-}
-
-// LastError copies the message of the last failed call (empty after a
-// success), NUL-terminated and truncated to fit, into the n-byte buffer buf
-// and returns the message's full length.
-//
-//export LastError
-func LastError(buf *C.char, n C.int) C.int {
-	lastError.Lock()
-	defer lastError.Unlock()
-	if buf != nil && n > 0 {
-		dst := unsafe.Slice((*byte)(unsafe.Pointer(buf)), int(n))
-		dst[copy(dst[:n-1], lastError.msg)] = 0
-	}
-	return C.int(len(lastError.msg))
+	return codeFailed
 }
 
 // PrimesBelow counts the primes below each of the root's limits with

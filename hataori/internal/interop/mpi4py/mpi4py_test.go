@@ -1,6 +1,6 @@
 //go:build (mpirt || mpicgo) && linux
 
-package main
+package mpi4py
 
 import (
 	"fmt"
@@ -19,8 +19,8 @@ import (
 // check passed on every rank.
 var passLine = regexp.MustCompile(`mpi4py-interop: rank (\d+) of (\d+) PASS`)
 
-// TestMpi4pyInterop builds this package as a C shared library with the
-// test binary's backend and runs testdata/mpi4py_interop.py under Open
+// TestMpi4pyInterop builds the mpi4py bridge (examples/mpi4py, the one
+// C shared library Hataori has for mpi4py) with the test binary's backend and runs testdata/mpi4py_interop.py under Open
 // MPI's mpirun with 2 and 4 ranks: mpi4py initialises MPI and hands a
 // communicator it duplicated to Hataori's Pmap (MPI-only and with a
 // domain), Gather and Broadcast, and checks results, errors, the thread

@@ -1,6 +1,6 @@
 //go:build (mpirt || mpicgo) && linux
 
-package main
+package mpi4py
 
 import (
 	"bytes"
@@ -159,7 +159,11 @@ func findCC(fallbacks ...string) (string, string) {
 	return "", fmt.Sprintf("-buildmode=c-shared needs cgo and a C compiler; none of %s found", strings.Join(cands, ", "))
 }
 
-// buildLibrary builds this package as a C shared library into a temporary
+// bridgePackage is the mpi4py bridge the test builds: the example's C
+// shared library, whose exports interop.go holds the test's hooks.
+const bridgePackage = "github.com/hataori/hataori-go/examples/mpi4py"
+
+// buildLibrary builds bridgePackage as a C shared library into a temporary
 // directory with the test binary's tags and returns its path.
 func buildLibrary(t *testing.T, cc string) string {
 	t.Helper()
@@ -172,7 +176,7 @@ func buildLibrary(t *testing.T, cc string) string {
 	if tags := buildTags(); tags != "" {
 		args = append(args, "-tags", tags)
 	}
-	args = append(args, ".")
+	args = append(args, bridgePackage)
 	start := time.Now()
 	out, err := run(buildTimeout, buildEnv(cc), goTool, args...)
 	if err != nil {

@@ -5,8 +5,8 @@ Run on every rank of an Open MPI job:
 
     mpirun -n N python3 mpi4py_interop.py LIBRARY N
 
-LIBRARY is Hataori's C shared library built from this directory's Go package
-(go build -buildmode=c-shared). mpi4py initialises MPI; the script duplicates
+LIBRARY is Hataori's mpi4py bridge, the C shared library built from
+examples/mpi4py (go build -buildmode=c-shared). mpi4py initialises MPI; the script duplicates
 a communicator, hands its handle integer to Hataori through ctypes, runs
 Hataori's Pmap (MPI-only and over a local domain), Gather and Broadcast on
 it, and checks the results, Hataori's error handling (a failing callback, a
@@ -36,7 +36,7 @@ def load(path):
     lib = ctypes.CDLL(path)
     handle, cint, cll = ctypes.c_size_t, ctypes.c_int, ctypes.c_longlong
     sigs = {
-        "HataoriLastError": (cint, [ctypes.c_char_p, cint]),
+        "LastError": (cint, [ctypes.c_char_p, cint]),
         "HataoriBackend": (cint, [ctypes.c_char_p, cint]),
         "HataoriInitialized": (cint, []),
         "HataoriInitThread": (cint, [cint]),
@@ -85,7 +85,7 @@ def squares(lib, h, n, domain, fail_at):
     """Run HataoriSquares; return (code, error message, values, ranks)."""
     values, ranks = (ctypes.c_longlong * max(n, 1))(), (ctypes.c_int * max(n, 1))()
     rc = lib.HataoriSquares(h, n, domain, fail_at, values, ranks)
-    return rc, text(lib.HataoriLastError), list(values)[:n], list(ranks)[:n]
+    return rc, text(lib.LastError), list(values)[:n], list(ranks)[:n]
 
 
 def main():
@@ -113,15 +113,15 @@ def main():
     # reports the level in force, and shares COMM_WORLD's handle.
     backend = text(lib.HataoriBackend)
     c.check(backend in ("mpirt", "mpicgo"), f"Hataori backend {backend!r}")
-    c.check(lib.HataoriInitialized() == 1, f"HataoriInitialized: {text(lib.HataoriLastError)}")
+    c.check(lib.HataoriInitialized() == 1, f"HataoriInitialized: {text(lib.LastError)}")
     got = lib.HataoriInitThread(1)
-    c.check(got == level, f"hataori.InitThread(FUNNELED) = {got} ({text(lib.HataoriLastError)}), "
+    c.check(got == level, f"hataori.InitThread(FUNNELED) = {got} ({text(lib.LastError)}), "
             f"want the level in force {level}")
     c.check(MPI.Query_thread() == [k for k, v in levels.items() if v == level][0],
             "the thread level changed after hataori.InitThread")
     wh = lib.HataoriWorldHandle()
     c.check(wh == handle_of(MPI, world), f"Hataori's world handle {wh:#x} != mpi4py's "
-            f"{handle_of(MPI, world):#x} ({text(lib.HataoriLastError)})")
+            f"{handle_of(MPI, world):#x} ({text(lib.LastError)})")
 
     # A communicator duplicated in Python, borrowed by Hataori.
     comm = world.Dup()
@@ -130,10 +130,10 @@ def main():
     r, s = ctypes.c_int(-1), ctypes.c_int(-1)
     rc = lib.HataoriRankSize(h, ctypes.byref(r), ctypes.byref(s))
     c.check(rc == OK and (r.value, s.value) == (rank, size),
-            f"Hataori rank/size {r.value}/{s.value} (code {rc}: {text(lib.HataoriLastError)}), "
+            f"Hataori rank/size {r.value}/{s.value} (code {rc}: {text(lib.LastError)}), "
             f"mpi4py {rank}/{size}")
     rc = lib.HataoriFreeBorrowed(h)
-    c.check(rc == OK, f"Free of a borrowed comm: {text(lib.HataoriLastError)}")
+    c.check(rc == OK, f"Free of a borrowed comm: {text(lib.LastError)}")
 
     # Pmap, MPI-only and (when MPI allows it) over a local domain.
     n = 4 * size + 3
@@ -164,7 +164,7 @@ def main():
     def off_main():
         side["main"] = MPI.Is_thread_main()
         side["rc"] = lib.HataoriGather(h, 0, rank, None, 0)
-        side["msg"] = text(lib.HataoriLastError)
+        side["msg"] = text(lib.LastError)
 
     t = threading.Thread(target=off_main)
     t.start()
@@ -177,16 +177,16 @@ def main():
     root = size - 1
     out = (ctypes.c_longlong * size)()
     rc = lib.HataoriGather(h, root, rank * rank, out, size)
-    c.check(rc == OK, f"Gather: code {rc}: {text(lib.HataoriLastError)}")
+    c.check(rc == OK, f"Gather: code {rc}: {text(lib.LastError)}")
     if rank == root and rc == OK:
         c.check(list(out) == [i * i for i in range(size)], f"Gather to {root}: {list(out)}")
     v = ctypes.c_longlong(-1)
     rc = lib.HataoriBroadcast(h, 0, 4242 if rank == 0 else -7, ctypes.byref(v))
-    c.check(rc == OK and v.value == 4242, f"Broadcast: got {v.value}, code {rc}: {text(lib.HataoriLastError)}")
+    c.check(rc == OK and v.value == 4242, f"Broadcast: got {v.value}, code {rc}: {text(lib.LastError)}")
 
     # Hataori.Finalize leaves mpi4py's MPI alone.
     rc = lib.HataoriFinalize()
-    c.check(rc == OK, f"hataori.Finalize: code {rc}: {text(lib.HataoriLastError)}")
+    c.check(rc == OK, f"hataori.Finalize: code {rc}: {text(lib.LastError)}")
     c.check(MPI.Is_initialized() and not MPI.Is_finalized(), "MPI finalised after hataori.Finalize")
     c.check(lib.HataoriInitialized() == 1, "Hataori sees MPI finalised after hataori.Finalize")
 
