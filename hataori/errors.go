@@ -9,27 +9,32 @@ import (
 	"github.com/hataori/hataori-go/internal/slot"
 )
 
-// Sentinel errors of MPI and communicators. Test with errors.Is.
+// Every public sentinel of package hataori is in this file, grouped by the
+// calls that return it; test them with [errors.Is]. The classes of a
+// collective call's failure are the [ErrorKind] values.
+
+// Sentinel errors of MPI and communicators.
 var (
 	// ErrNoMPI is returned by every MPI operation of a build with neither
 	// the mpirt nor the mpicgo build tag.
 	ErrNoMPI = errors.New("hataori: no MPI in this build (build with -tags mpirt or -tags mpicgo)")
-	// ErrNotInitialized is returned by World when MPI has not been
-	// initialised (call InitThread, or initialise MPI elsewhere first).
+	// ErrNotInitialized is returned by [World] when MPI has not been
+	// initialised (call [InitThread], or initialise MPI elsewhere first).
 	ErrNotInitialized = errors.New("hataori: MPI is not initialised")
-	// ErrInvalidComm is returned by the methods of the zero Comm and of a
-	// freed one.
+	// ErrInvalidComm is returned by the methods of the zero [Comm] and of
+	// a freed one.
 	ErrInvalidComm = errors.New("hataori: invalid communicator (use World, Dup or CommFromHandle)")
-	// ErrNotFreeable is returned by Free for a communicator Hataori did
-	// not create (the world communicator, or one from CommFromHandle).
+	// ErrNotFreeable is returned by [Comm.Free] for a communicator
+	// Hataori did not create (the world communicator, or one from
+	// [CommFromHandle]).
 	ErrNotFreeable = errors.New("hataori: communicator not created by Dup: Hataori does not free it")
 )
 
-// ErrThreadLevel is returned by InitThread for a level outside
-// ThreadSingle..ThreadMultiple.
+// ErrThreadLevel is returned by [InitThread] for a level outside
+// [ThreadSingle]..[ThreadMultiple].
 var ErrThreadLevel = errors.New("hataori: invalid thread level")
 
-// ErrMPI is matched by errors.Is against every *MPIError.
+// ErrMPI is matched by [errors.Is] against every *[MPIError].
 var ErrMPI = errors.New("hataori: MPI call failed")
 
 // ErrorKind classifies the failure of a collective call: the Kind of a
@@ -110,21 +115,22 @@ func (k ErrorKind) is(target error) bool {
 // so (then on every rank).
 var ErrNotMainThread = errors.New("hataori: not the MPI main thread")
 
-// Causes of collective preflight failures. A preflight error (KindPreflight
-// *PmapError, KindPreflight *CollectiveError) unwraps, on every rank,
-// to the sentinel of the check that failed on the lowest failing rank, so
-// that errors.Is works the same everywhere; on that rank itself it
-// unwraps to its own, more detailed error (which wraps the same sentinel).
-// Besides these, a preflight failure can match ErrDomainBusy,
-// ErrDomainClosed, ErrInvalidMode, ErrNoDomain (executor admission or
-// mode), ErrNotMainThread, ErrUnsupportedType, KindCanceled (a context
-// already done), and lanes.ErrBusy or lanes.ErrNoEngine (PmapLanes).
+// Causes of collective preflight failures. A preflight error (a
+// [KindPreflight] *[PmapError] or *[CollectiveError]) unwraps, on every
+// rank, to the sentinel of the check that failed on the lowest failing
+// rank, so that errors.Is works the same everywhere; on that rank itself
+// it unwraps to its own, more detailed error (which wraps the same
+// sentinel). Besides these, a preflight failure can match [ErrDomainBusy],
+// [ErrDomainClosed], [ErrInvalidMode], [ErrNoDomain] (executor admission
+// or mode), [ErrNotMainThread], [ErrUnsupportedType], [KindCanceled] (a
+// context already done), and lanes.ErrBusy or lanes.ErrNoEngine
+// (lanes.PmapLanes).
 var (
 	// ErrThreadSupport: a domain or lanes need MPI_THREAD_FUNNELED or more,
 	// and MPI provides less.
 	ErrThreadSupport = errors.New("hataori: MPI thread support too low for offloaded callbacks")
-	// ErrOptionsDiffer: the ranks passed different options (Pmap: root,
-	// batch size, mode, prefetch or error policy; Broadcast, Scatter, Gather: operation or
+	// ErrOptionsDiffer: the ranks passed different options (Pmap: the
+	// agreed fields of [Options]; Broadcast, Scatter, Gather: operation or
 	// root). The message names the lowest rank whose options differ from
 	// rank 0's, and each field that differs.
 	ErrOptionsDiffer = errors.New("hataori: ranks passed different options")
@@ -132,11 +138,17 @@ var (
 	// outside the communicator, a negative batch size, an unknown error
 	// policy).
 	ErrInvalidOptions = errors.New("hataori: invalid options")
-	// ErrPayload: items (or a Broadcast, Scatter or Gather value) were passed on the wrong
-	// rank: the root passed None, or another rank passed Some, or a shard
-	// count differs from the world size.
+	// ErrPayload: items (or a Broadcast, Scatter or Gather value) were
+	// passed on the wrong rank: the root passed [None], or another rank
+	// passed [Some], or a shard count differs from the world size.
 	ErrPayload = errors.New("hataori: payload on the wrong rank")
 )
+
+// ErrStopped is the cause (context.Cause) of the call context that
+// [PmapContext] and lanes.PmapLanesContext give their callbacks, once the
+// call is stopping because of a failure on some rank or a context that
+// ended on another rank.
+var ErrStopped = errors.New("hataori: the collective call is stopping")
 
 func init() {
 	for c, s := range map[slot.Cause]error{
@@ -151,19 +163,19 @@ func init() {
 	}
 }
 
-// Sentinel errors of the local calls (MapIn, Domain.Parallel, Domain.Close
-// and a domain's Executor). MapIn checks them before any callback runs, in
-// the order ErrInvalidMode, ErrNoDomain, ErrDomainClosed, ErrWorkerEntry,
-// ErrDomainBusy. Test with errors.Is.
+// Sentinel errors of the local calls ([MapIn], [Domain.Parallel],
+// [Domain.Close]). MapIn checks them before any callback runs, in the
+// order ErrInvalidMode, ErrNoDomain, ErrDomainClosed, ErrWorkerEntry,
+// ErrDomainBusy.
 var (
-	// ErrInvalidMode reports a LocalMode other than Sequential, Outer or
-	// Inner.
+	// ErrInvalidMode reports a [LocalMode] other than [Sequential],
+	// [Outer] or [Inner].
 	ErrInvalidMode = errors.New("hataori: invalid local mode")
-	// ErrNoDomain reports a nil *Domain, or a zero Domain (one not made by
-	// NewDomain or NewLocalDomain).
+	// ErrNoDomain reports a nil *[Domain], or a zero Domain (one not made
+	// by [NewDomain] or [NewLocalDomain]).
 	ErrNoDomain = errors.New("hataori: no domain")
-	// ErrNilCallback reports a nil callback passed to Map, MapIn, Pmap or
-	// the lanes calls; the call fails before any item runs.
+	// ErrNilCallback reports a nil callback passed to [Map], [MapIn],
+	// [Pmap] or the lanes calls; the call fails before any item runs.
 	ErrNilCallback = errors.New("hataori: nil callback")
 	// ErrDomainClosed reports use of a domain after Close.
 	ErrDomainClosed = errors.New("hataori: domain is closed")
@@ -178,10 +190,11 @@ var (
 	ErrNotLent = errors.New("hataori: domain is not lent to an Inner item")
 )
 
-// Sentinel errors of domain construction, wrapped by *DomainError.
+// Sentinel errors of domain construction ([NewDomain]), wrapped by
+// *[DomainError].
 var (
-	// ErrInvalidPinning reports a DomainConfig.Pinning other than Declared
-	// or Managed.
+	// ErrInvalidPinning reports a [DomainConfig].Pinning other than
+	// [Declared] or [Managed].
 	ErrInvalidPinning = errors.New("hataori: invalid pinning mode")
 	// ErrNoWorkers reports a worker count below one.
 	ErrNoWorkers = errors.New("hataori: no workers requested")

@@ -137,8 +137,8 @@ func (e *PmapError) Failed(i int) bool {
 	return ok
 }
 
-// ItemFailure is one item without a result in a CollectAll call: the same
-// on every rank.
+// ItemFailure is one item without a result in a [CollectAll] call: the
+// same on every rank (see [PmapError].Failures).
 type ItemFailure struct {
 	// Index is the item's input index.
 	Index int
@@ -200,12 +200,12 @@ func (e *CollectiveError) Error() string {
 }
 
 // Unwrap returns the local cause of an entry check that failed on this rank
-// alone (for example ErrNotMainThread or ErrWorkerEntry); for a value type
-// that cannot cross ranks, an error matching ErrUnsupportedType whose
-// message names the type and field; for another preflight failure, on every
-// rank, the sentinel of the check that failed (ErrOptionsDiffer,
-// ErrInvalidOptions, ErrPayload, KindCanceled), on the failing rank wrapped
-// with its own details; otherwise nil.
+// alone (for example [ErrNotMainThread] or [ErrWorkerEntry]); for a value
+// type that cannot cross ranks, an error matching [ErrUnsupportedType]
+// whose message names the type and field; for another preflight failure,
+// on every rank, the sentinel of the check that failed
+// ([ErrOptionsDiffer], [ErrInvalidOptions], [ErrPayload], [KindCanceled]),
+// on the failing rank wrapped with its own details; otherwise nil.
 func (e *CollectiveError) Unwrap() error { return e.err }
 
 // Is reports whether target is e.Kind ([KindPreflight], [KindWire] or

@@ -6,10 +6,10 @@ import (
 	"github.com/hataori/hataori-go/hataori/internal/errmsg"
 )
 
-// MapError reports a failing callback of Map or MapIn: the lowest failing
+// MapError reports a failing callback of [Map] or [MapIn]: the lowest failing
 // input index and the callback error's message, bounded to 4096 bytes and
 // cut only at a UTF-8 character boundary. The callback's own error stays
-// reachable through Unwrap, errors.Is and errors.As.
+// reachable through Unwrap, [errors.Is] and [errors.As].
 type MapError struct {
 	// Index is the input index of the (lowest) failing item.
 	Index int
@@ -31,10 +31,11 @@ func (e *MapError) Error() string {
 // Unwrap returns the callback's error.
 func (e *MapError) Unwrap() error { return e.err }
 
-// DomainError reports a failed NewDomain. Err wraps one of the
-// construction sentinels (ErrInvalidPinning, ErrNoWorkers,
-// ErrCPUNotAllowed, ErrDuplicateCPU, ErrTooManyWorkers, ErrPinFailed,
-// ErrStartTimeout), possibly joined with an operating-system error.
+// DomainError reports a failed [NewDomain]. Err wraps one of the
+// construction sentinels ([ErrInvalidPinning], [ErrNoWorkers],
+// [ErrCPUNotAllowed], [ErrDuplicateCPU], [ErrTooManyWorkers],
+// [ErrPinFailed], [ErrStartTimeout]), possibly joined with an
+// operating-system error.
 type DomainError struct {
 	// Op is the construction step that failed: "validate", "pin" or
 	// "start".
@@ -45,7 +46,8 @@ type DomainError struct {
 	Err error
 }
 
-// Error returns "hataori: domain <op>[: cpu <n>]: <cause>".
+// Error returns "hataori: domain <op>[: cpu <n>]: <cause>", the cause
+// without its own "hataori: " tag.
 func (e *DomainError) Error() string {
 	s := "hataori: domain " + e.Op
 	if e.CPU >= 0 {

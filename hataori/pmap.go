@@ -11,8 +11,16 @@ import (
 	"github.com/hataori/hataori-go/internal/slot"
 )
 
-// Options configures one Pmap call. Every rank must pass identical
-// options; the collective preflight checks it.
+// Options configures one [Pmap] or [PmapContext] call (and lanes.PmapLanes).
+//
+// Root, BatchSize, Mode, Prefetch and OnError must be equal on every rank:
+// the collective preflight compares them and otherwise fails, on every
+// rank, with a [KindPreflight] error matching [ErrOptionsDiffer] (or
+// [ErrInvalidOptions] for a value out of range).
+//
+// Stats, OnProgress and ProgressEvery are root-local: only the root reads
+// them, other ranks may leave them zero, and they take no part in the
+// agreement.
 type Options struct {
 	// Root is the rank that supplies the items and receives the results.
 	Root int
@@ -38,9 +46,9 @@ type Options struct {
 	// ranks too (their callbacks run off the coordinator), but not at
 	// MPI_THREAD_SINGLE, where the coordinator runs them itself.
 	Prefetch bool
-	// OnError is what a failing item does to the call: FailFast (the
-	// default) stops handing out work, CollectAll runs every item and
-	// returns every success and every failure. See ErrorPolicy.
+	// OnError is what a failing item does to the call: [FailFast] (the
+	// default) stops handing out work, [CollectAll] runs every item and
+	// returns every success and every failure. See [ErrorPolicy].
 	OnError ErrorPolicy
 	// OnProgress, when not nil on the root, is called on the root's
 	// coordinator (the goroutine that called Pmap, never a worker or
@@ -53,7 +61,7 @@ type Options struct {
 	// agreement of the options. A panic in it aborts the job (ExitPanic).
 	OnProgress func(Progress)
 	// ProgressEvery is the least interval between two OnProgress calls
-	// (0: DefaultProgressEvery, 100 ms).
+	// (0: [DefaultProgressEvery], 100 ms).
 	ProgressEvery time.Duration
 }
 
@@ -71,7 +79,7 @@ const (
 	// longer stops at its first failing item). The root returns the whole
 	// result table, with the zero value at each failed index, and every
 	// rank returns the same *PmapError whose Failures lists every failed
-	// item in index order (see PmapError.Failures). A call-level failure
+	// item in index order (see [PmapError].Failures). A call-level failure
 	// (a context that ended, a frame that does not parse) still stops the
 	// call as under FailFast, but the root keeps the results that
 	// arrived, and Failures lists every item without a result.
@@ -96,55 +104,29 @@ func (p ErrorPolicy) valid() bool { return p <= CollectAll }
 // empty input) and nil elsewhere.
 //
 // Pmap is collective: every rank of comm calls it, in the same order
-// relative to the other collective calls, with identical opts; only
-// opts.Root passes Some(items), every other rank None. It must run on the
-// MPI main thread: a program calls runtime.LockOSThread in an init
-// function of package main and calls Pmap from the main goroutine.
+// relative to the other collective calls, with options that agree (see
+// [Options]); only opts.Root passes Some(items), every other rank None. It
+// must run on the MPI main thread: a program calls runtime.LockOSThread in
+// an init function of package main and calls Pmap from the main
+// goroutine. The calling goroutine makes every MPI call and never runs a
+// callback; f runs on the slots of d (one per worker in [Outer] mode, one
+// in [Sequential] or [Inner] mode) or, with d nil and mode Sequential, on
+// a helper goroutine. A domain needs [ThreadFunneled] or more. Items and
+// results that cross ranks must pass the type check of
+// [ErrUnsupportedType]. The caller's own messages on comm are never
+// consumed. The costs of a call are in docs/PERFORMANCE.md.
 //
-// Every rank offers slots, and every slot is kept busy: with a domain d in
-// Outer mode one slot per worker (W batches run at once, each worker
-// running its batch's items in order), in Sequential or Inner mode one (an
-// Inner item is lent the whole domain); MPI-only (d nil, opts.Mode
-// Sequential) one, on a helper goroutine. The calling goroutine is the
-// coordinator: it makes every MPI call and never runs a callback, so it
-// answers the other ranks while the rank's own slots compute (the root's
-// slots take their next batch themselves, without waiting for it). This
-// needs MPI_THREAD_FUNNELED or more; at MPI_THREAD_SINGLE an MPI-only rank
-// runs its callbacks on the calling goroutine instead, between messages,
-// and a domain is refused. Pmap raises GOMAXPROCS to the rank's computing
-// goroutines plus one for the call when it is lower, and restores it.
-//
-// Costs, measured on 2 cores (see docs/PERFORMANCE.md): the root hands a batch to
-// its own free slot in well under a microsecond; a remote slot pays one
-// READY/TASK round trip per batch, a few microseconds on one host; an idle
-// coordinator spins for about 20 µs, then sleeps in steps of at most
-// 50 µs, which bounds how long a message waits for it.
-//
-// All traffic uses a private duplicate of comm, freed before Pmap returns,
-// so the caller's own messages on comm are never consumed. Items and
-// results crossing ranks are encoded with package wire (msgpack, with
-// numeric slices in bulk); the root's own batches are never encoded.
-//
-// Errors are *PmapError. A failing entry check returns the same
-// KindPreflight error on every rank before any scheduler message; it
-// unwraps, on every rank, to the failed check's sentinel (ErrDomainBusy,
-// ErrOptionsDiffer, …). Under the default FailFast policy, after a
-// callback error (or a wire error, or a cancelled ctx on some rank) no new
-// batch is handed out, running batches finish, and every rank returns the
-// same error: the one with the lowest key (lowest input index first), its
-// Index the failing item. Under CollectAll every item runs, and the root
-// also gets every successful result (see ErrorPolicy). A callback that
-// panics aborts the whole job with exit code ExitPanic, and so does a panic
-// (or runtime.Goexit) in user code running on the calling goroutine, for
-// example a custom msgpack encoder of an item or result, or the
-// OnProgress hook; an MPI failure aborts it with ExitTransport, an internal
-// protocol failure with ExitProtocol.
-//
-// ctx is checked at entry (in the preflight) and by the coordinator while
-// the call runs. A rank whose ctx ends during the call reports a
-// KindCanceled error, which every rank then returns. A batch that has
-// started runs to its end; a callback that should stop early takes the
-// call's context: see PmapContext.
+// Errors are *[PmapError], and every rank returns the same one. A failing
+// entry check returns a [KindPreflight] error before any item runs. Under
+// the default [FailFast] policy, after a failing item no new batch is
+// handed out, running batches finish, and the error of the lowest failing
+// index wins; under [CollectAll] every item runs and the root also gets
+// every successful result. A rank whose ctx ends during the call makes
+// every rank return a [KindCanceled] error; a batch that has started runs
+// to its end (see PmapContext to stop early). A callback that panics
+// aborts the whole job with exit code ExitPanic, as does a panic in user
+// code on the calling goroutine (a custom msgpack encoder, the
+// OnProgress hook); an MPI failure aborts it with ExitTransport.
 func Pmap[T, U any](ctx context.Context, comm Comm, d *Domain, opts Options, rootItems Maybe[[]T], f func(T) (U, error)) ([]U, error) {
 	var g func(context.Context, T) (U, error) // nil stays nil: refused in the preflight
 	if f != nil {
@@ -153,21 +135,18 @@ func Pmap[T, U any](ctx context.Context, comm Comm, d *Domain, opts Options, roo
 	return PmapContext(ctx, comm, d, opts, rootItems, g)
 }
 
-// PmapContext is Pmap whose callback receives the call's context: a child
+// PmapContext is [Pmap] whose callback receives the call's context: a child
 // of ctx that is also cancelled, on every rank, once the call is stopping
 // (under FailFast an item failed somewhere; under either policy some rank's
-// ctx ended, or a frame failed). context.Cause then returns ErrStopped on
+// ctx ended, or a frame failed). context.Cause then returns [ErrStopped] on
 // the ranks Hataori cancelled, or this rank's own ctx's cause. A long
-// callback polls ctx.Done() (or passes ctx on) to return early; the root
-// cancels its own slots' context as soon as it sees the failure and tells
-// every other rank that still runs a batch with one CANCEL message, so the
-// delay is a few poll intervals (50 µs each) plus a message latency.
+// callback polls ctx.Done() (or passes ctx on) to return early.
 //
 // An item that fails with the call's own cancellation (its error matches
 // context.Canceled, context.DeadlineExceeded or ErrStopped, and the call's
-// context had ended) is a consequence, not a cause: it never wins the
-// convergence over the failure that stopped the call. Under CollectAll it
-// is listed with Kind KindCanceled.
+// context had ended) is a consequence, not a cause: it never wins over the
+// failure that stopped the call. Under CollectAll it is listed with Kind
+// [KindCanceled].
 func PmapContext[T, U any](ctx context.Context, comm Comm, d *Domain, opts Options, rootItems Maybe[[]T], f func(ctx context.Context, item T) (U, error)) ([]U, error) {
 	if d != nil && d.foreign != nil {
 		// A carrier domain of package lanes: its callback takes the slot.
@@ -200,12 +179,6 @@ func PmapContext[T, U any](ctx context.Context, comm Comm, d *Domain, opts Optio
 	g := func(ctx context.Context, _ int, item T) (U, error) { return f(ctx, item) }
 	return pmapOn(ctx, comm, exec, opts, rootItems, g, opts.Mode != Outer, extra)
 }
-
-// ErrStopped is the cause (context.Cause) of the call context that
-// PmapContext and lanes.PmapLanesContext give their callbacks, once the call
-// is stopping because of a failure on some rank or a context that ended
-// on another rank.
-var ErrStopped = errors.New("hataori: the collective call is stopping")
 
 // call is one Pmap call's state shared by the root's and the other ranks'
 // sides.

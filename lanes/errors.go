@@ -49,19 +49,19 @@ func (e *CoordinatorError) Error() string {
 // Unwrap returns the coordinator's error.
 func (e *CoordinatorError) Unwrap() error { return e.Err }
 
-// CoordinatorLane is the Lane of a *hataori.PanicError raised by a coordinator.
+// CoordinatorLane is the Lane of a *[hataori.PanicError] raised by a coordinator.
 const CoordinatorLane = -1
 
 // capturePanic records a recovered value (call it from the deferred function
 // that recovered, so the stack shows the panic site) as the one panic type
-// of Hataori, *hataori.PanicError, with its Lane set. r == nil means the
+// of Hataori, *[hataori.PanicError], with its Lane set. r == nil means the
 // goroutine is leaving through runtime.Goexit (for example testing.T.FailNow).
 func capturePanic(lane int, r any) *hataori.PanicError {
 	return slot.CapturePanic(lane, r).(*hataori.PanicError)
 }
 
 // raise re-raises a captured panic on the caller: a Goexit as a Goexit, any
-// other panic as the *hataori.PanicError itself.
+// other panic as the *[hataori.PanicError] itself.
 func raise(p *hataori.PanicError) { slot.Repanic(p) }
 
 func init() {

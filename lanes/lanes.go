@@ -5,7 +5,7 @@ import "sync/atomic"
 // Lanes holds the caller's engines, one lane per engine, in the caller's
 // order: lane i is always lent engine i. The zero value is not usable; build
 // one with New. A Lanes value may be shared between goroutines, but it runs
-// one run at a time (see ErrBusy).
+// one run at a time (see [ErrBusy]).
 type Lanes[E any] struct {
 	engines []E
 	busy    atomic.Bool
@@ -14,7 +14,7 @@ type Lanes[E any] struct {
 // New returns lanes over engines, keeping their order. It copies the slice
 // (not the engines): E should usually be a pointer type, so that the state an
 // engine keeps warm between runs lives in the caller's engine itself. An empty
-// list is rejected with ErrNoEngine.
+// list is rejected with [ErrNoEngine].
 func New[E any](engines []E) (*Lanes[E], error) {
 	if len(engines) == 0 {
 		return nil, ErrNoEngine

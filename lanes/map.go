@@ -16,14 +16,14 @@ import (
 // i is always lent engine i.
 //
 // A failing callback does not stop the run: every item is evaluated, and the
-// error reports the lowest failing index as a *hataori.MapError whose Unwrap
+// error reports the lowest failing index as a *[hataori.MapError] whose Unwrap
 // returns the callback's error. When ctx ends, no further item is handed out
-// and MapInLanes returns an error wrapping ctx.Err() (unless every item had
+// and [MapInLanes] returns an error wrapping ctx.Err() (unless every item had
 // already been handed out). A panic in f cancels the run (no further item is
-// handed out) and is re-panicked on the caller as a *hataori.PanicError once every
+// handed out) and is re-panicked on the caller as a *[hataori.PanicError] once every
 // lane has been joined; the engines stay the caller's and usable.
 //
-// It fails with ErrBusy when l is already running.
+// It fails with [ErrBusy] when l is already running.
 func MapInLanes[T, U, E any](ctx context.Context, l *Lanes[E], items []T, f func(item T, engine E) (U, error)) ([]U, error) {
 	if ctx == nil {
 		ctx = context.Background()

@@ -7,24 +7,24 @@ import (
 	"github.com/hataori/hataori-go/internal/slot"
 )
 
-// PmapLanes is hataori.Pmap with this rank's local execution on the lanes
+// PmapLanes is [hataori.Pmap] with this rank's local execution on the lanes
 // of l: the same collective protocol, scheduler and wire, with one slot per
 // lane. Every rank of comm calls it; the root passes the items
-// (hataori.Some) and every other rank hataori.None. Each item runs once, on
+// ([hataori.Some]) and every other rank [hataori.None]. Each item runs once, on
 // some lane of some rank (the root's lanes compute too), as f(item, engine)
 // with the engine lent to that lane; every lane of every rank runs a batch
 // at once, and a lane runs its batch's items in order, all of them. The
 // calling goroutine is the coordinator that makes every MPI call while the
 // lanes compute, at every lane count, one included. It must be the MPI
-// main thread (the goroutine that initialised MPI; hataori.InitThread
+// main thread (the goroutine that initialised MPI; [hataori.InitThread]
 // locks it to its thread when it does).
 //
 // Results, ordering, error convergence (a failing item gives the same
-// *hataori.PmapError on every rank) and panics (the job is aborted) are as
-// for hataori.Pmap; opts.Mode is only checked for validity. Local mistakes
+// *[hataori.PmapError] on every rank) and panics (the job is aborted) are as
+// for [hataori.Pmap]; opts.Mode is only checked for validity. Local mistakes
 // stay collective, so that no rank is left waiting: lanes that are already
-// running (ErrBusy) or a nil l (ErrNoEngine) fail this rank's admission
-// inside the call's preflight, and so does a nil f (hataori.ErrNilCallback).
+// running ([ErrBusy]) or a nil l ([ErrNoEngine]) fail this rank's admission
+// inside the call's preflight, and so does a nil f ([hataori.ErrNilCallback]).
 func PmapLanes[T, U, E any](ctx context.Context, comm hataori.Comm, l *Lanes[E], opts hataori.Options, rootItems hataori.Maybe[[]T], f func(item T, engine E) (U, error)) ([]U, error) {
 	var g func(context.Context, T, E) (U, error)
 	if f != nil {
@@ -34,10 +34,10 @@ func PmapLanes[T, U, E any](ctx context.Context, comm hataori.Comm, l *Lanes[E],
 }
 
 // PmapLanesContext is PmapLanes whose callback also receives the call's
-// context, as for hataori.PmapContext: a child of ctx that is cancelled on
+// context, as for [hataori.PmapContext]: a child of ctx that is cancelled on
 // every rank once the call is stopping (an item failed somewhere under
-// hataori.FailFast, some rank's context ended, a frame failed), with
-// context.Cause hataori.ErrStopped there.
+// [hataori.FailFast], some rank's context ended, a frame failed), with
+// context.Cause [hataori.ErrStopped] there.
 func PmapLanesContext[T, U, E any](ctx context.Context, comm hataori.Comm, l *Lanes[E], opts hataori.Options, rootItems hataori.Maybe[[]T], f func(ctx context.Context, item T, engine E) (U, error)) ([]U, error) {
 	var exec slot.Executor = refusingExec{ErrNoEngine}
 	var engines []E

@@ -15,10 +15,10 @@ import (
 // A lane body that returns an error or panics cancels the Control, so peers
 // waiting on c.Done() are released; the run's context being done cancels it
 // too. The outcome is, in this order of precedence: a panic of the lowest
-// panicking lane, re-panicked on the caller as a *hataori.PanicError after every lane
-// was joined; a *LaneError for the lowest failing lane; nil.
+// panicking lane, re-panicked on the caller as a *[hataori.PanicError] after every lane
+// was joined; a *[LaneError] for the lowest failing lane; nil.
 //
-// Run fails with ErrBusy when the lanes are already running, and with the
+// Run fails with [ErrBusy] when the lanes are already running, and with the
 // context's error (wrapped) when ctx is done before the lanes start.
 func (l *Lanes[E]) Run(ctx context.Context, body func(lane int, engine E, c *Control) error) error {
 	return l.run(ctx, body, nil)
@@ -33,9 +33,9 @@ func (l *Lanes[E]) Run(ctx context.Context, body func(lane int, engine E, c *Con
 // lane panic or an explicit Cancel.
 //
 // The outcome is, in this order of precedence: a lane panic (lowest lane),
-// then a coordinator panic, each re-panicked on the caller as a *hataori.PanicError
-// after every lane was joined; a *LaneError for the lowest failing lane; a
-// *CoordinatorError when the coordinator failed while every lane ended
+// then a coordinator panic, each re-panicked on the caller as a *[hataori.PanicError]
+// after every lane was joined; a *[LaneError] for the lowest failing lane; a
+// *[CoordinatorError] when the coordinator failed while every lane ended
 // cleanly; nil.
 func (l *Lanes[E]) RunWithCoordinator(ctx context.Context, body func(lane int, engine E, c *Control) error, coord func(c *Control) error) error {
 	if coord == nil {
