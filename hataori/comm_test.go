@@ -85,7 +85,7 @@ func TestCommInvalid(t *testing.T) {
 func TestCommOwnInit(t *testing.T) {
 	if !mpitest.Child() {
 		for _, n := range []int{1, 2} {
-			mpitest.Run(t, mpitest.Config{Ranks: n, Timeout: time.Minute, Test: "TestCommOwnInit"})
+			mpitest.Run(t, mpitest.Config{Ranks: n, Timeout: time.Minute})
 		}
 		return
 	}
@@ -180,7 +180,7 @@ func exchange(t *testing.T, c hataori.Comm, rank int) {
 // finalises MPI that someone else initialised.
 func TestCommForeignInit(t *testing.T) {
 	if !mpitest.Child() {
-		mpitest.Run(t, mpitest.Config{Ranks: 2, Timeout: time.Minute, Test: "TestCommForeignInit"})
+		mpitest.Run(t, mpitest.Config{Ranks: 2, Timeout: time.Minute})
 		return
 	}
 	rank, size := mpitest.Init(t) // MPI initialised by the harness, not by Hataori

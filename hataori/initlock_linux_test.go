@@ -22,7 +22,7 @@ import (
 func TestPmapWithoutInitLock(t *testing.T) {
 	if !mpitest.Child() {
 		for _, n := range []int{2, 4} {
-			mpitest.Run(t, mpitest.Config{Ranks: n, Timeout: 90 * time.Second, Test: "TestPmapWithoutInitLock"})
+			mpitest.Run(t, mpitest.Config{Ranks: n, Timeout: 90 * time.Second})
 		}
 		return
 	}

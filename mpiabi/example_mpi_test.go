@@ -84,7 +84,7 @@ func examplesWithMPI() []mpiExample {
 // and checks their output.
 func TestExamplesMPI(t *testing.T) {
 	if !mpitest.Child() {
-		mpitest.Run(t, mpitest.Config{Ranks: 2, Timeout: 60 * time.Second, Test: "TestExamplesMPI",
+		mpitest.Run(t, mpitest.Config{Ranks: 2, Timeout: 60 * time.Second,
 			Want: []string{"ExampleLib_Probe on rank 0: ok", "ExampleLib_Probe on rank 1: ok"}})
 		return
 	}
@@ -130,7 +130,7 @@ func runProgram(t *testing.T, test string, ex mpiExample) {
 // (which MPICH's launcher sometimes reports as 1).
 func TestExampleAbort(t *testing.T) {
 	if !mpitest.Child() {
-		mpitest.Run(t, mpitest.Config{Ranks: 2, Timeout: 60 * time.Second, Test: "TestExampleAbort",
+		mpitest.Run(t, mpitest.Config{Ranks: 2, Timeout: 60 * time.Second,
 			ExitCodes: map[string]int{"openmpi": 3, "mpich": mpitest.AnyFailure},
 			Want:      []string{"rank 1: input missing, aborting the job"}})
 		return

@@ -13,7 +13,7 @@ import (
 func TestLauncherMismatch(t *testing.T) {
 	if !mpitest.Child() {
 		mpitest.Run(t, mpitest.Config{
-			Ranks: 2, Timeout: jobTimeout, Test: "TestLauncherMismatch", Mismatch: true,
+			Ranks: 2, Timeout: jobTimeout, Mismatch: true,
 			ExitCode: mpitest.AnyFailure,
 			Want:     []string{"launcher check: mpi: CheckLauncher failed", "each rank came up alone"},
 		})

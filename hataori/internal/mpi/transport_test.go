@@ -20,7 +20,7 @@ const jobTimeout = 60 * time.Second
 func TestTransport(t *testing.T) {
 	if !mpitest.Child() {
 		for _, n := range []int{1, 2, 4} {
-			mpitest.Run(t, mpitest.Config{Ranks: n, Timeout: jobTimeout, Test: "TestTransport"})
+			mpitest.Run(t, mpitest.Config{Ranks: n, Timeout: jobTimeout})
 		}
 		return
 	}
