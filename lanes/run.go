@@ -71,7 +71,7 @@ func (l *Lanes[E]) run(ctx context.Context, body func(int, E, *Control) error, c
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 
-	c := newControl()
+	c := newControl(ctx)
 	stop := context.AfterFunc(ctx, c.Cancel)
 	defer stop()
 
