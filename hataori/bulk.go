@@ -1,6 +1,6 @@
 package hataori
 
-// Number is the set of element types a Bulk slice may hold: the fixed-size
+// Number is the set of element types a [Bulk] slice may hold: the fixed-size
 // integer, float and complex types, and types defined on them.
 type Number interface {
 	~int8 | ~uint8 | ~int16 | ~uint16 | ~int32 | ~uint32 | ~int64 | ~uint64 |
@@ -9,8 +9,8 @@ type Number interface {
 
 // Bulk is a numeric slice that crosses ranks as one block of little-endian
 // bytes instead of element by element. A value of type []float64, []int64,
-// []byte, … passed directly (as a Pmap item or result, or a Broadcast,
-// Scatter or Gather value) already travels in bulk; declare numeric slices
+// []byte, … passed directly (as a [Pmap] item or result, or a [Broadcast],
+// [Scatter] or [Gather] value) already travels in bulk; declare numeric slices
 // nested inside structs as Bulk to get the same:
 //
 //	type Sample struct {

@@ -7,20 +7,20 @@ import (
 	"github.com/hataori/hataori-go/hataori/internal/mpi"
 )
 
-// Comm is an MPI communicator for Hataori's collective calls (Pmap,
-// Broadcast, Scatter, Gather) and for the caller's own messages. A Comm
-// comes from World, from Dup, or from CommFromHandle (a handle owned by
+// Comm is an MPI communicator for Hataori's collective calls ([Pmap],
+// [Broadcast], [Scatter], [Gather]) and for the caller's own messages. A Comm
+// comes from [World], from Dup, or from [CommFromHandle] (a handle owned by
 // someone else, such as mpi4py). The same program compiles unchanged under
 // the build tags mpirt and mpicgo; without either, every MPI operation
-// returns ErrNoMPI.
+// returns [ErrNoMPI].
 //
 // Hataori's collective calls never send on the caller's communicator
 // itself: each call works on a private duplicate, so the caller's own
 // messages on the same Comm cannot be confused with Hataori's.
 //
 // Every method that calls MPI must run on the MPI main thread: the
-// goroutine that initialised MPI, locked to its OS thread (see InitThread).
-// The zero Comm is invalid: its methods return ErrInvalidComm.
+// goroutine that initialised MPI, locked to its OS thread (see [InitThread]).
+// The zero Comm is invalid: its methods return [ErrInvalidComm].
 //
 // A Comm is a small value, cheap to copy and to pass by value. Copies of a
 // Comm from Dup share its state: once Free has released it through any
@@ -29,7 +29,7 @@ import (
 //
 // # Errors
 //
-// An MPI failure in a method is returned as an *MPIError carrying MPI's
+// An MPI failure in a method is returned as an *[MPIError] carrying MPI's
 // own error string (a receive into a buffer too small for the message, a
 // send to a rank outside the communicator) on the communicators whose
 // error handler Hataori sets to MPI_ERRORS_RETURN: World when InitThread
@@ -80,11 +80,11 @@ func Backend() string { return mpi.Backend() }
 
 // World returns the communicator of every process of the job
 // (MPI_COMM_WORLD). MPI must be initialised: World returns
-// ErrNotInitialized otherwise (ErrNoMPI without an MPI backend; under
+// [ErrNotInitialized] otherwise ([ErrNoMPI] without an MPI backend; under
 // mpirt also the library's load error). Its MPI errors are returned as
-// *MPIError when InitThread initialised MPI (which sets MPI_ERRORS_RETURN
+// *[MPIError] when [InitThread] initialised MPI (which sets MPI_ERRORS_RETURN
 // on it); when another library initialised MPI, World keeps that library's
-// error handler (see Comm).
+// error handler (see [Comm]).
 func World() (Comm, error) {
 	ok, err := mpi.Initialized()
 	if err != nil {
@@ -105,8 +105,8 @@ func World() (Comm, error) {
 // mpi4py 4). The handle stays the caller's: Hataori never frees it and
 // never changes its error handler, so with MPI's default handler an MPI
 // error in one of its methods aborts the job; Dup it for a communicator of
-// Hataori's own, whose errors are returned as *MPIError. The collective
-// calls on it (Pmap, Broadcast, …) work on a private duplicate whose
+// Hataori's own, whose errors are returned as *[MPIError]. The collective
+// calls on it ([Pmap], [Broadcast], …) work on a private duplicate whose
 // errors are returned either way.
 func CommFromHandle(h uintptr) Comm {
 	return Comm{h: mpi.Handle(h), kind: commBorrowed}
@@ -114,7 +114,7 @@ func CommFromHandle(h uintptr) Comm {
 
 // Handle returns the communicator's MPI handle as an integer, valid for
 // other libraries sharing the same MPI in this process (0 for the zero
-// Comm and for a freed one). It calls no MPI.
+// [Comm] and for a freed one). It calls no MPI.
 func (c Comm) Handle() uintptr {
 	if c.freed() {
 		return 0
@@ -140,7 +140,7 @@ func (c Comm) handle() (mpi.Handle, error) {
 
 // Dup returns a new communicator with the same processes (MPI_Comm_dup, a
 // collective call), with MPI_ERRORS_RETURN set: an MPI error in its methods
-// is returned as *MPIError instead of aborting the job. Release it with
+// is returned as *[MPIError] instead of aborting the job. Release it with
 // Free.
 func (c Comm) Dup() (Comm, error) {
 	h, err := c.handle()
@@ -160,10 +160,10 @@ func (c Comm) Dup() (Comm, error) {
 
 // Free releases a communicator created by Dup (MPI_Comm_free, a collective
 // call) and makes c and every copy of it invalid: their methods, a second
-// Free included, and the collective calls on them return ErrInvalidComm
-// without calling MPI. It returns ErrNotFreeable for the world
-// communicator and for one from CommFromHandle. If MPI_Comm_free fails
-// (an *MPIError), c stays valid.
+// Free included, and the collective calls on them return [ErrInvalidComm]
+// without calling MPI. It returns [ErrNotFreeable] for the world
+// communicator and for one from [CommFromHandle]. If MPI_Comm_free fails
+// (an *[MPIError]), c stays valid.
 func (c Comm) Free() error {
 	h, err := c.handle()
 	if err != nil {
@@ -217,9 +217,9 @@ func (c Comm) Send(buf []byte, dest, tag int) error {
 	return mpiErr(mpi.Send(h, buf, dest, tag))
 }
 
-// Recv receives a message from rank src (or AnySource) with tag (or
-// AnyTag) into buf and returns its length. buf must be large enough for the
-// message: a longer message is an *MPIError (MPI_ERR_TRUNCATE), and is
+// Recv receives a message from rank src (or [AnySource]) with tag (or
+// [AnyTag]) into buf and returns its length. buf must be large enough for the
+// message: a longer message is an *[MPIError] (MPI_ERR_TRUNCATE), and is
 // consumed.
 func (c Comm) Recv(buf []byte, src, tag int) (n int, err error) {
 	h, err := c.handle()

@@ -51,7 +51,7 @@ var ownership struct {
 // make every later MPI call, Hataori's included. Go moves goroutines
 // between OS threads, so InitThread locks the calling goroutine to its OS
 // thread (runtime.LockOSThread) for the rest of the process: call
-// InitThread, the collective calls and Finalize from the same goroutine,
+// InitThread, the collective calls and [Finalize] from the same goroutine,
 // normally main's. A program may still lock its main goroutine to the
 // process's main thread before main runs, which some MPI libraries and
 // tools prefer:
@@ -64,8 +64,8 @@ var ownership struct {
 // goroutine in init as above.
 //
 // After initialising, InitThread sets MPI_ERRORS_RETURN on
-// MPI_COMM_WORLD, so that an MPI error on World is returned as an
-// *MPIError instead of aborting the job (it leaves the error handler alone
+// MPI_COMM_WORLD, so that an MPI error on [World] is returned as an
+// *[MPIError] instead of aborting the job (it leaves the error handler alone
 // when MPI was already initialised), and checks that the launcher started
 // the number of processes MPI sees (a program started by the other MPI's
 // launcher comes up as a set of single-process jobs), returning an error
@@ -100,7 +100,7 @@ func InitThread(level ThreadLevel) (ThreadLevel, error) {
 }
 
 // Initialized reports whether MPI is initialised and not yet finalised
-// (ErrNoMPI without an MPI backend).
+// ([ErrNoMPI] without an MPI backend).
 func Initialized() (bool, error) {
 	ok, err := mpi.Initialized()
 	if err != nil || !ok {
@@ -110,10 +110,10 @@ func Initialized() (bool, error) {
 	return !done, mpiErr(err)
 }
 
-// Finalize finalises MPI if InitThread initialised it, from the MPI main
+// Finalize finalises MPI if [InitThread] initialised it, from the MPI main
 // thread; after it no MPI call is possible. It does nothing and returns nil
 // when MPI was initialised by someone else (they finalise it) or is already
-// finalised. It returns ErrNoMPI without an MPI backend.
+// finalised. It returns [ErrNoMPI] without an MPI backend.
 func Finalize() error {
 	if mpi.Backend() == "none" {
 		return ErrNoMPI

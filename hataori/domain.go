@@ -10,7 +10,7 @@ import (
 )
 
 // PinMode says who owns the CPU placement of a domain's workers.
-// The zero value is Declared.
+// The zero value is [Declared].
 type PinMode int
 
 const (
@@ -19,7 +19,7 @@ const (
 	// caller-declared.
 	Declared PinMode = iota
 	// Managed makes Hataori pin worker i to CPUs[i] and verify the pin
-	// (Linux). On other systems it behaves like Declared.
+	// (Linux). On other systems it behaves like [Declared].
 	Managed
 )
 
@@ -57,31 +57,31 @@ func (p Placement) String() string {
 	return fmt.Sprintf("Placement(%d)", int(p))
 }
 
-// DefaultStartTimeout bounds how long NewDomain waits for its workers to
+// DefaultStartTimeout bounds how long [NewDomain] waits for its workers to
 // report when DomainConfig.StartTimeout is zero.
 const DefaultStartTimeout = 5 * time.Second
 
-// DomainConfig describes a domain for NewDomain.
+// DomainConfig describes a domain for [NewDomain].
 type DomainConfig struct {
-	// Workers is the number of worker goroutines: in Managed placement
+	// Workers is the number of worker goroutines: in [Managed] placement
 	// each is locked to its own OS thread and pinned to its CPU,
 	// otherwise they are ordinary goroutines. It must be at least one, at
 	// most len(CPUs) when CPUs is given, and at most the number of CPUs
 	// the process may use unless Oversubscribe is set.
 	Workers int
 	// CPUs is the declared CPU set. Every CPU must be in the process's
-	// allowed set, and none may appear twice. Managed mode requires it;
-	// Declared mode may leave it empty (unknown).
+	// allowed set, and none may appear twice. [Managed] mode requires it;
+	// [Declared] mode may leave it empty (unknown).
 	CPUs []int
-	// Pinning selects Managed (Hataori pins worker i to CPUs[i]) or
-	// Declared (the caller or launcher owns placement) mode.
+	// Pinning selects [Managed] (Hataori pins worker i to CPUs[i]) or
+	// [Declared] (the caller or launcher owns placement) mode.
 	Pinning PinMode
 	// StartTimeout bounds the wait for every worker to start (and pin);
-	// zero means DefaultStartTimeout.
+	// zero means [DefaultStartTimeout].
 	StartTimeout time.Duration
 	// Oversubscribe allows more workers than the process may use CPUs
 	// (its affinity mask, as set by a launcher's binding or taskset).
-	// Without it such a domain is refused with ErrTooManyWorkers: under
+	// Without it such a domain is refused with [ErrTooManyWorkers]: under
 	// mpirun a rank bound to one core would otherwise time-share all its
 	// workers on that core.
 	Oversubscribe bool
@@ -96,15 +96,15 @@ var (
 )
 
 // Domain is a rank-local execution resource: a fixed set of worker
-// goroutines that MapIn and Pmap run callbacks on. At most one operation is
-// admitted at a time; a second one fails at once with ErrDomainBusy.
+// goroutines that [MapIn] and [Pmap] run callbacks on. At most one operation is
+// admitted at a time; a second one fails at once with [ErrDomainBusy].
 //
 // # Workers, slots and GOMAXPROCS
 //
-// In Managed placement each worker is locked to its own OS thread, pinned
+// In [Managed] placement each worker is locked to its own OS thread, pinned
 // to its CPU; otherwise workers are ordinary goroutines (a hand-off to one
 // costs well under a microsecond, against 10–50 µs for a locked thread).
-// Under Pmap an Outer domain offers one slot per worker: W batches run at
+// Under Pmap an [Outer] domain offers one slot per worker: W batches run at
 // once, each worker running its batch's items in order. A busy worker needs
 // one of the runtime's GOMAXPROCS Ps, and the coordinator (the goroutine
 // that calls Pmap) needs one more to answer other ranks while the workers
@@ -116,8 +116,8 @@ var (
 // affinity mask and cgroup quota). Under mpirun with several ranks per node
 // bind each rank to its share (Open MPI: --map-by slot:PE=k --bind-to core;
 // MPICH: -bind-to core:k) and size the domain to that share;
-// NewLocalDomain sizes itself to min(GOMAXPROCS, allowed CPUs), and
-// NewDomain refuses more workers than allowed CPUs unless
+// [NewLocalDomain] sizes itself to min(GOMAXPROCS, allowed CPUs), and
+// [NewDomain] refuses more workers than allowed CPUs unless
 // DomainConfig.Oversubscribe is set.
 //
 // In Managed mode on Linux worker i is pinned to CPUs[i]. The threads of
@@ -147,11 +147,11 @@ type Domain struct {
 var nextDomainID atomic.Int64
 
 // NewDomain starts a domain of cfg.Workers workers. It validates the
-// configuration, starts every worker (pinning it in Managed mode on Linux)
+// configuration, starts every worker (pinning it in [Managed] mode on Linux)
 // and waits, at most cfg.StartTimeout, for each to report. Any failure
-// returns a *DomainError wrapping ErrInvalidPinning, ErrNoWorkers,
-// ErrCPUNotAllowed, ErrDuplicateCPU, ErrTooManyWorkers, ErrPinFailed or
-// ErrStartTimeout, and
+// returns a *[DomainError] wrapping [ErrInvalidPinning], [ErrNoWorkers],
+// [ErrCPUNotAllowed], [ErrDuplicateCPU], [ErrTooManyWorkers], [ErrPinFailed] or
+// [ErrStartTimeout], and
 // stops every worker already started (a worker stuck in start-up stops as
 // soon as it gets going). Call Close when done with the domain.
 func NewDomain(cfg DomainConfig) (*Domain, error) {
@@ -204,7 +204,7 @@ func NewDomain(cfg DomainConfig) (*Domain, error) {
 	return d, nil
 }
 
-// NewLocalDomain starts the default domain for this process: Declared
+// NewLocalDomain starts the default domain for this process: [Declared]
 // placement over the CPUs the process may run on, with
 // min(runtime.GOMAXPROCS(0), number of allowed CPUs) workers. Lower
 // GOMAXPROCS to shrink it (for example to a rank's share of a node).
@@ -253,10 +253,10 @@ func validateConfig(cfg DomainConfig) error {
 }
 
 // ID returns the domain's id, unique within the process: ids count from 0
-// in the order NewDomain (or NewLocalDomain) succeeded, so a rank's first,
+// in the order [NewDomain] (or [NewLocalDomain]) succeeded, so a rank's first,
 // usually only, domain has id 0. With the rank it names a place where
 // items run, for example in logs: (rank, domain id). It returns -1 for a
-// nil *Domain.
+// nil *[Domain].
 func (d *Domain) ID() int {
 	if d == nil {
 		return -1
@@ -280,9 +280,9 @@ func (d *Domain) Workers() int {
 	return len(d.workers)
 }
 
-// Placement reports Verified when every worker was pinned to its declared
-// CPU and the pin was read back (Managed mode on Linux), else
-// CallerDeclared.
+// Placement reports [Verified] when every worker was pinned to its declared
+// CPU and the pin was read back ([Managed] mode on Linux), else
+// [CallerDeclared].
 func (d *Domain) Placement() Placement {
 	if d == nil {
 		return CallerDeclared
@@ -293,8 +293,8 @@ func (d *Domain) Placement() Placement {
 // Close stops the domain's workers and waits for them to exit. It is
 // idempotent. If an operation is running on the domain, Close marks it
 // closed and returns at once; the workers stop when that operation ends.
-// After Close every call on the domain fails with ErrDomainClosed. Close
-// from a worker of any domain fails with ErrWorkerEntry.
+// After Close every call on the domain fails with [ErrDomainClosed]. Close
+// from a worker of any domain fails with [ErrWorkerEntry].
 func (d *Domain) Close() error {
 	if !d.made() {
 		return ErrNoDomain

@@ -8,17 +8,17 @@ import (
 // Map applies f to every item, one after another on the calling goroutine,
 // and returns the results in input order.
 //
-// It stops at the first error and returns a *MapError carrying that item's
+// It stops at the first error and returns a *[MapError] carrying that item's
 // index and the error's bounded message; the callback's error stays
 // reachable with errors.Is and errors.As. When ctx ends, Map starts no
 // further item and returns an error wrapping ctx.Err(). A panic in f is
-// re-raised on the caller as a *PanicError holding the original value and
+// re-raised on the caller as a *[PanicError] holding the original value and
 // stack.
 //
 // Map has no concurrency: f needs no synchronisation.
 //
 // Nil arguments follow one policy across Hataori's calls: a nil ctx means
-// context.Background(), and a nil f fails with ErrNilCallback before any
+// context.Background(), and a nil f fails with [ErrNilCallback] before any
 // item runs (in a collective call, on every rank).
 func Map[T, U any](ctx context.Context, items []T, f func(T) (U, error)) ([]U, error) {
 	if ctx == nil {

@@ -20,23 +20,23 @@ import (
 //     failing item.
 //
 // Before any callback MapIn checks, in this order: a valid mode
-// (ErrInvalidMode), a non-nil callback (ErrNilCallback; a nil ctx means
-// context.Background()), a domain made by NewDomain (ErrNoDomain for nil
-// or a zero Domain), an open domain
-// (ErrDomainClosed), a caller that is not a worker of any domain
-// (ErrWorkerEntry), and admission, which never blocks (ErrDomainBusy when
+// ([ErrInvalidMode]), a non-nil callback ([ErrNilCallback]; a nil ctx means
+// context.Background()), a domain made by [NewDomain] ([ErrNoDomain] for nil
+// or a zero [Domain]), an open domain
+// ([ErrDomainClosed]), a caller that is not a worker of any domain
+// ([ErrWorkerEntry]), and admission, which never blocks ([ErrDomainBusy] when
 // another operation holds d). Admission is released on return, whether
 // MapIn succeeds, fails or panics.
 //
-// A failing callback gives a *MapError (see Map). When ctx ends, no
+// A failing callback gives a *[MapError] (see [Map]). When ctx ends, no
 // further item starts, running items finish, and MapIn returns an error
 // wrapping ctx.Err() (this takes precedence over callback errors, as some
 // items were never evaluated). A panicking callback makes MapIn stop
 // handing out items, wait for every worker to finish its item, release the
 // domain (which stays usable), and re-panic on the caller with a
-// *PanicError holding the original value and stack.
+// *[PanicError] holding the original value and stack.
 //
-// f runs concurrently with itself in Outer mode and must be safe for that.
+// f runs concurrently with itself in [Outer] mode and must be safe for that.
 func MapIn[T, U any](ctx context.Context, d *Domain, mode LocalMode, items []T, f func(T) (U, error)) ([]U, error) {
 	if !mode.valid() {
 		return nil, fmt.Errorf("%w: %d", ErrInvalidMode, int(mode))

@@ -2,8 +2,8 @@ package hataori
 
 import "strconv"
 
-// LocalMode selects how MapIn (and a domain's Executor) spreads items over
-// the workers of a Domain. The zero value is Sequential.
+// LocalMode selects how [MapIn] (and a domain's Executor) spreads items over
+// the workers of a [Domain]. The zero value is [Sequential].
 type LocalMode int
 
 const (

@@ -7,13 +7,13 @@ import (
 )
 
 // PanicError is the one value every local call re-panics with, on the
-// calling goroutine, when a callback panicked: Map, MapIn, Domain.Parallel,
+// calling goroutine, when a callback panicked: [Map], [MapIn], Domain.Parallel,
 // and package lanes (Run, RunWithCoordinator, MapInLanes). Value is the
 // callback's original panic value and Stack the stack of the goroutine
 // that panicked, taken where it panicked. The re-panic comes only after
 // every worker or lane has finished, and the domain or the engines stay
 // usable. (In a collective call a panic cannot be re-raised on every rank:
-// it aborts the job with ExitPanic instead.)
+// it aborts the job with [ExitPanic] instead.)
 //
 // Recover it with
 //

@@ -8,11 +8,11 @@ import (
 	"github.com/hataori/hataori-go/hataori/internal/sched"
 )
 
-// CallStats is where one Pmap call's work and time went, filled on the
+// CallStats is where one [Pmap] call's work and time went, filled on the
 // root (Options.Stats) once the call has run: after success, and also after
 // a failure that passed the preflight (then it describes the call until it
 // stopped). Rows are ranks, columns a rank's slots: the batches it runs at
-// once (a domain's workers in Outer mode, one otherwise, one per lane).
+// once (a domain's workers in [Outer] mode, one otherwise, one per lane).
 //
 // Items, Batches, Busy and Idle count per slot as it ran: Busy is the time
 // the slot spent on its batches (on a remote rank: decoding the items,
@@ -26,7 +26,7 @@ import (
 // The cost, measured on the trivial-item benchmark (see docs/PERFORMANCE.md), is
 // within noise: counters, two clock readings per batch on the other ranks
 // and two per slot on the root, and a few bytes in each rank's final
-// DRAIN message. With RecordSpans set, every batch also gets a BatchSpan
+// DRAIN message. With RecordSpans set, every batch also gets a [BatchSpan]
 // (two clock readings per batch on every rank, a few dozen bytes each,
 // sent to the root at the end): meant for pictures of the load balance,
 // such as scripts/timeline.
@@ -64,8 +64,8 @@ type BatchSpan struct {
 
 // Progress is what Options.OnProgress receives: Done items finished (with a
 // result or an error), Failed of them with an error (as far as the root
-// knows yet: under FailFast the first failing item of a batch; under
-// CollectAll every one), Total items, Elapsed since the call started.
+// knows yet: under [FailFast] the first failing item of a batch; under
+// [CollectAll] every one), Total items, Elapsed since the call started.
 type Progress struct {
 	Done, Failed, Total int
 	Elapsed             time.Duration

@@ -13,7 +13,7 @@ import (
 var stopSignals = [...]os.Signal{os.Interrupt, syscall.SIGTERM}
 
 // SignalError is the cause (context.Cause) of a context that
-// NotifyContext cancelled because a signal arrived. It matches
+// [NotifyContext] cancelled because a signal arrived. It matches
 // context.Canceled (errors.Is), so that a callback that returns
 // context.Cause(ctx) is still seen as stopped by the call, not as failing.
 type SignalError struct {
@@ -30,9 +30,9 @@ func (e *SignalError) Is(target error) bool { return target == context.Canceled 
 
 // NotifyContext returns a copy of parent that is cancelled when the
 // process receives os.Interrupt (SIGINT, what Ctrl-C sends) or
-// syscall.SIGTERM, with a *SignalError naming the signal as its cause
+// syscall.SIGTERM, with a *[SignalError] naming the signal as its cause
 // (context.Cause), or when stop is called, or when parent ends, whichever
-// comes first. Pass it to Pmap or PmapContext so that Ctrl-C on the
+// comes first. Pass it to [Pmap] or [PmapContext] so that Ctrl-C on the
 // launcher stops a call on every rank, whichever launcher started the
 // job. Call stop (defer stop()) once the work that uses ctx is done.
 //
@@ -53,15 +53,15 @@ func (e *SignalError) Is(target error) bool { return target == context.Canceled 
 // SIGTERM, which then kills the ranks silently: nothing is printed and
 // nothing finished is kept. With this context, a signal to the launcher
 // (or to any one rank) during a call makes Pmap return, on every rank,
-// the same *PmapError of kind KindCanceled (errors.Is(err, KindCanceled)),
+// the same *[PmapError] of kind [KindCanceled] (errors.Is(err, KindCanceled)),
 // typically within milliseconds of the ranks' signal; the callbacks'
-// context ends with it (see PmapContext). Under the CollectAll
+// context ends with it (see PmapContext). Under the [CollectAll]
 // policy the root keeps every result finished so far (PmapError.Failed
-// and Failures name the others); under FailFast no results are returned.
+// and Failures name the others); under [FailFast] no results are returned.
 // A signal before a call makes that call fail its preflight on every rank,
 // also with KindCanceled. Under Open MPI the ranks have until the SIGKILL
 // (1 s by default) to write out what they kept, so write it before
-// calling Finalize, which may not return while mpirun ends the job.
+// calling [Finalize], which may not return while mpirun ends the job.
 //
 // SIGHUP is not listened for: neither launcher passes it to the
 // ranks (mpirun turns it into the sequence above; Hydra dies of it and
