@@ -3,6 +3,8 @@ package hataori
 import (
 	"testing"
 	"time"
+
+	"github.com/hataori/hataori-go/hataori/internal/coll"
 )
 
 func TestParseEntryTimeout(t *testing.T) {
@@ -41,17 +43,17 @@ func TestSetEntryTimeout(t *testing.T) {
 	// The bound runs from beginEntry and ends at entered.
 	SetEntryTimeout(time.Hour)
 	beginEntry("Pmap")
-	if entry.deadline.IsZero() || entry.op != "Pmap" || entry.rank != -1 {
-		t.Errorf("beginEntry: %+v", entry)
+	if op, rank, deadline := coll.EntryState(); deadline.IsZero() || op != "Pmap" || rank != -1 {
+		t.Errorf("beginEntry: op %q rank %d deadline %v", op, rank, deadline)
 	}
-	entered()
-	if !entry.deadline.IsZero() {
-		t.Errorf("entered left the deadline %v", entry.deadline)
+	coll.Entered()
+	if _, _, deadline := coll.EntryState(); !deadline.IsZero() {
+		t.Errorf("entered left the deadline %v", deadline)
 	}
 	SetEntryTimeout(0)
 	beginEntry("Broadcast")
-	if !entry.deadline.IsZero() {
-		t.Errorf("no bound, yet a deadline %v", entry.deadline)
+	if _, _, deadline := coll.EntryState(); !deadline.IsZero() {
+		t.Errorf("no bound, yet a deadline %v", deadline)
 	}
-	entered()
+	coll.Entered()
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/hataori/hataori-go/hataori/internal/coll"
 	"github.com/hataori/hataori-go/hataori/internal/mpi"
 	"github.com/hataori/hataori-go/hataori/internal/wire"
 )
@@ -66,8 +67,8 @@ type dataFault struct {
 // job with ExitPanic once the private duplicate is open, so no rank is left
 // waiting in the call.
 func dataCall(ctx context.Context, comm Comm, op dataOp, root int, typeErr error,
-	prepare func(k *collective) *failure,
-	move func(k *collective) *dataFault) error {
+	prepare func(k *coll.Coll) *failure,
+	move func(k *coll.Coll) *dataFault) error {
 	exit, err := enterCollective(op.String())
 	if err != nil {
 		return &CollectiveError{Kind: KindPreflight, Rank: -1, Op: op.String(), Message: err.Error(), err: err}
@@ -83,21 +84,21 @@ func dataCall(ctx context.Context, comm Comm, op dataOp, root int, typeErr error
 	normal := false
 	defer func() {
 		if !normal {
-			k.abortPanicked(op.String(), recover())
+			k.AbortPanicked(op.String(), recover())
 		}
 	}()
 	perr := dataRun(ctx, k, op, root, typeErr, prepare, move)
-	if err := k.close(); err != nil {
-		k.abortTransport(err)
+	if err := k.Close(); err != nil {
+		k.AbortTransport(err)
 	}
 	normal = true
 	return perr
 }
 
-func dataRun(ctx context.Context, k *collective, op dataOp, root int, typeErr error,
-	prepare func(k *collective) *failure,
-	move func(k *collective) *dataFault) error {
-	inRange := root >= 0 && root < k.size
+func dataRun(ctx context.Context, k *coll.Coll, op dataOp, root int, typeErr error,
+	prepare func(k *coll.Coll) *failure,
+	move func(k *coll.Coll) *dataFault) error {
+	inRange := root >= 0 && root < k.Size
 	r := int64(-1)
 	if inRange {
 		r = int64(root)
@@ -105,11 +106,11 @@ func dataRun(ctx context.Context, k *collective, op dataOp, root int, typeErr er
 	var local *failure
 	switch {
 	case !inRange:
-		local = &failure{Code: failRoot, Err: ErrInvalidOptions, Message: fmt.Sprintf("root %d out of range [0, %d)", root, k.size)}
+		local = &failure{Code: failRoot, Err: ErrInvalidOptions, Message: fmt.Sprintf("root %d out of range [0, %d)", root, k.Size)}
 	case typeErr != nil:
 		local = wireTypeFailure(typeErr)
 	case ctx.Err() != nil:
-		local = &failure{Code: failContext, Err: fmt.Errorf("hataori: collective call %w: %w", KindCanceled, context.Cause(ctx)), Message: fmt.Sprintf("rank %d: context done before the call: %v", k.rank, ctx.Err())}
+		local = &failure{Code: failContext, Err: fmt.Errorf("hataori: collective call %w: %w", KindCanceled, context.Cause(ctx)), Message: fmt.Sprintf("rank %d: context done before the call: %v", k.Rank, ctx.Err())}
 	default:
 		local = prepare(k)
 	}
@@ -120,60 +121,60 @@ func dataRun(ctx context.Context, k *collective, op dataOp, root int, typeErr er
 	// When the words differ, every rank that called a data collective
 	// fails, whatever rank 0 called.
 	word := dataWord | int64(op)<<32 | int64(uint32(r))
-	agreed := k.preflightAgree(word, local, func(int64) *failure {
+	agreed := k.PreflightAgree(word, local, func(int64) *failure {
 		return &failure{Code: failRoot, Err: ErrOptionsDiffer, Message: fmt.Sprintf(
-			"ranks called different collectives or passed different roots (rank %d called %s with root %d)", k.rank, op, root)}
+			"ranks called different collectives or passed different roots (rank %d called %s with root %d)", k.Rank, op, root)}
 	})
 	if agreed != nil {
 		return &CollectiveError{Kind: KindPreflight, Rank: agreed.Rank, Op: op.String(), Message: agreed.Message, err: preflightCause(agreed)}
 	}
 	fault := move(k)
-	key, code, msg := int64(noError), int32(0), ""
+	key, code, msg := int64(coll.NoError), int32(0), ""
 	if fault != nil {
-		key, code, msg = int64(k.rank), int32(fault.kind), fault.msg
+		key, code, msg = int64(k.Rank), int32(fault.kind), fault.msg
 	}
-	w, code, msg, err := k.convergeCoded(key, code, msg)
+	w, code, msg, err := k.ConvergeCoded(key, code, msg)
 	if err != nil {
-		k.abortTransport(err)
+		k.AbortTransport(err)
 	}
-	if w == noError {
+	if w == coll.NoError {
 		return nil
 	}
 	kind := ErrorKind(code)
 	if kind != KindWire && kind != KindProtocol {
-		k.abortProtocol(fmt.Sprintf("converged data-collective error kind %d", code))
+		k.AbortProtocol(fmt.Sprintf("converged data-collective error kind %d", code))
 	}
-	return &CollectiveError{Kind: kind, Rank: int(w % int64(k.size)), Op: op.String(), Message: msg}
+	return &CollectiveError{Kind: kind, Rank: int(w % int64(k.Size)), Op: op.String(), Message: msg}
 }
 
 // checkSupplied is the preflight rule that exactly the root supplies a value.
-func checkSupplied(k *collective, root int, present bool, what string) *failure {
+func checkSupplied(k *coll.Coll, root int, present bool, what string) *failure {
 	switch {
-	case k.rank == root && !present:
+	case k.Rank == root && !present:
 		return &failure{Code: failPayload, Err: ErrPayload, Message: fmt.Sprintf("root rank %d supplied None; it must supply %s", root, what)}
-	case k.rank != root && present:
-		return &failure{Code: failPayload, Err: ErrPayload, Message: fmt.Sprintf("rank %d supplied %s, but only the root (rank %d) may", k.rank, what, root)}
+	case k.Rank != root && present:
+		return &failure{Code: failPayload, Err: ErrPayload, Message: fmt.Sprintf("rank %d supplied %s, but only the root (rank %d) may", k.Rank, what, root)}
 	}
 	return nil
 }
 
 // encodeSplit encodes the split frame of one data-collective value for dest, or
 // returns the preflight failure.
-func encodeSplit[T any](k *collective, kind wire.Kind, dest int, v T, what string) (head, body []byte, f *failure) {
-	head, body, err := splitFrame(wire.Header{Version: wire.Version, Kind: kind, Count: 1, BatchID: uint64(dest)}, v)
+func encodeSplit[T any](k *coll.Coll, kind wire.Kind, dest int, v T, what string) (head, body []byte, f *failure) {
+	head, body, err := coll.SplitFrame(wire.Header{Version: wire.Version, Kind: kind, Count: 1, BatchID: uint64(dest)}, v)
 	if err != nil {
-		return nil, nil, &failure{Code: failEncode, Message: fmt.Sprintf("rank %d could not encode %s: %v", k.rank, what, err)}
+		return nil, nil, &failure{Code: failEncode, Message: fmt.Sprintf("rank %d could not encode %s: %v", k.Rank, what, err)}
 	}
 	return head, body, nil
 }
 
 // receiveSplit receives, checks and decodes one data-collective value from src.
-func receiveSplit[T any](k *collective, src int, kind wire.Kind, dest int) (T, *dataFault) {
+func receiveSplit[T any](k *coll.Coll, src int, kind wire.Kind, dest int) (T, *dataFault) {
 	var zero T
-	h, v, err := recvSplit[T](k, src, tagData)
+	h, v, err := coll.RecvSplit[T](k, src, tagData)
 	var we *wire.Error
 	if err != nil && !errors.As(err, &we) {
-		k.abortTransport(err)
+		k.AbortTransport(err)
 	}
 	if err != nil && h.Kind == 0 {
 		return zero, frameFault(k, src, err) // the header itself was bad
@@ -189,20 +190,20 @@ func receiveSplit[T any](k *collective, src int, kind wire.Kind, dest int) (T, *
 
 // frameFault classifies an error of recvFrame or of the checks after it.
 // MPI failures abort the job.
-func frameFault(k *collective, src int, err error) *dataFault {
+func frameFault(k *coll.Coll, src int, err error) *dataFault {
 	var we *wire.Error
 	if !errors.As(err, &we) {
-		k.abortTransport(err)
+		k.AbortTransport(err)
 	}
-	return &dataFault{kind: KindWire, msg: fmt.Sprintf("rank %d, frame from rank %d: %v", k.rank, src, err)}
+	return &dataFault{kind: KindWire, msg: fmt.Sprintf("rank %d, frame from rank %d: %v", k.Rank, src, err)}
 }
 
 // checkFrame checks a parsed placement frame's kind, count and destination.
-func checkFrame(k *collective, src int, h wire.Header, kind wire.Kind, dest int) *dataFault {
+func checkFrame(k *coll.Coll, src int, h wire.Header, kind wire.Kind, dest int) *dataFault {
 	if h.Kind != kind || h.Count != 1 || h.BatchID != uint64(dest) {
 		return &dataFault{kind: KindProtocol, msg: fmt.Sprintf(
 			"rank %d, frame from rank %d: %s frame with %d items for rank %d, expected %s with 1 item for rank %d",
-			k.rank, src, h.Kind, h.Count, h.BatchID, kind, dest)}
+			k.Rank, src, h.Kind, h.Count, h.BatchID, kind, dest)}
 	}
 	return nil
 }
@@ -214,35 +215,35 @@ func checkFrame(k *collective, src int, h wire.Header, kind wire.Kind, dest int)
 // the first (the two lengths), so every rank receives everything, whatever
 // later fails to decode. Receivers of a bulk value receive the body straight
 // into the returned slice.
-func bcastValue[T any](k *collective, root int, head, body []byte) (T, *dataFault) {
+func bcastValue[T any](k *coll.Coll, root int, head, body []byte) (T, *dataFault) {
 	var zero T
 	var pre [16]byte
-	if k.rank == root {
+	if k.Rank == root {
 		binary.LittleEndian.PutUint64(pre[0:], uint64(len(head)))
 		binary.LittleEndian.PutUint64(pre[8:], uint64(len(body)))
 	}
-	if err := mpi.Bcast(k.comm, pre[:], root); err != nil {
-		k.abortTransport(err)
+	if err := mpi.Bcast(k.Comm, pre[:], root); err != nil {
+		k.AbortTransport(err)
 	}
 	hn, bn := binary.LittleEndian.Uint64(pre[0:]), binary.LittleEndian.Uint64(pre[8:])
 	if hn < wire.HeaderSize || hn > uint64(wire.MaxBytes) || bn > uint64(wire.MaxBytes)-hn {
 		// The root checked both lengths when it encoded the value.
-		k.abortProtocol(fmt.Sprintf("broadcast frame lengths %d+%d outside [%d, %d]", hn, bn, wire.HeaderSize, wire.MaxBytes))
+		k.AbortProtocol(fmt.Sprintf("broadcast frame lengths %d+%d outside [%d, %d]", hn, bn, wire.HeaderSize, wire.MaxBytes))
 	}
 	var v T
-	if k.rank != root {
+	if k.Rank != root {
 		head = make([]byte, hn)
 		v, body = wire.BodyBuffer[T](int(bn))
 	}
-	if err := mpi.Bcast(k.comm, head, root); err != nil {
-		k.abortTransport(err)
+	if err := mpi.Bcast(k.Comm, head, root); err != nil {
+		k.AbortTransport(err)
 	}
 	if bn > 0 {
-		if err := mpi.Bcast(k.comm, body, root); err != nil {
-			k.abortTransport(err)
+		if err := mpi.Bcast(k.Comm, body, root); err != nil {
+			k.AbortTransport(err)
 		}
 	}
-	if k.rank == root {
+	if k.Rank == root {
 		return zero, nil
 	}
 	h, err := wire.ParseHeader(head)
@@ -262,3 +263,23 @@ func bcastValue[T any](k *collective, root int, head, body []byte) (T, *dataFaul
 	}
 	return v, nil
 }
+
+// Maybe holds a value or nothing. Collective calls use it where only one
+// rank supplies a value, so that "this rank supplies nothing" ([None]) stays
+// distinct from "this rank supplies an empty value" ([Some] of an empty slice).
+type Maybe[T any] struct {
+	v  T
+	ok bool
+}
+
+// Some returns a [Maybe] holding v.
+func Some[T any](v T) Maybe[T] { return Maybe[T]{v: v, ok: true} }
+
+// None returns an empty [Maybe].
+func None[T any]() Maybe[T] { return Maybe[T]{} }
+
+// Get returns the value and whether there is one.
+func (m Maybe[T]) Get() (T, bool) { return m.v, m.ok }
+
+// Present reports whether m holds a value.
+func (m Maybe[T]) Present() bool { return m.ok }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/hataori/hataori-go/hataori/internal/coll"
 	"github.com/hataori/hataori-go/hataori/internal/wire"
 )
 
@@ -38,30 +39,30 @@ func Broadcast[T any](ctx context.Context, comm Comm, root int, rootValue Maybe[
 	var head, body []byte
 	var out T
 	err := dataCall(ctx, comm, opBroadcast, root, checkWireType[T](),
-		func(k *collective) *failure {
+		func(k *coll.Coll) *failure {
 			if f := checkSupplied(k, root, rootValue.Present(), "a value"); f != nil {
 				return f
 			}
-			if k.rank != root || k.size == 1 {
+			if k.Rank != root || k.Size == 1 {
 				return nil
 			}
 			v, _ := rootValue.Get()
 			var err error
 			head, body, err = wire.SplitValue(make([]byte, wire.HeaderSize, wire.HeaderSize+8), v)
 			if err != nil {
-				return &failure{Code: failEncode, Message: fmt.Sprintf("rank %d could not encode the broadcast value: %v", k.rank, err)}
+				return &failure{Code: failEncode, Message: fmt.Sprintf("rank %d could not encode the broadcast value: %v", k.Rank, err)}
 			}
 			wire.Header{Version: wire.Version, Kind: wire.KindBroadcast, Count: 1,
 				Len: uint64(len(head) - wire.HeaderSize + len(body))}.Put(head)
 			return nil
 		},
-		func(k *collective) *dataFault {
-			if k.size == 1 {
+		func(k *coll.Coll) *dataFault {
+			if k.Size == 1 {
 				out, _ = rootValue.Get()
 				return nil
 			}
 			v, f := bcastValue[T](k, root, head, body)
-			if k.rank == root {
+			if k.Rank == root {
 				out, _ = rootValue.Get()
 			} else {
 				out = v
@@ -90,19 +91,19 @@ func Scatter[T any](ctx context.Context, comm Comm, root int, rootShards Maybe[[
 	var heads, bodies [][]byte
 	var out T
 	err := dataCall(ctx, comm, opScatter, root, checkWireType[T](),
-		func(k *collective) *failure {
+		func(k *coll.Coll) *failure {
 			if f := checkSupplied(k, root, rootShards.Present(), "shards"); f != nil {
 				return f
 			}
-			if k.rank != root {
+			if k.Rank != root {
 				return nil
 			}
 			shards, _ := rootShards.Get()
-			if len(shards) != k.size {
+			if len(shards) != k.Size {
 				return &failure{Code: failPayload, Err: ErrPayload, Message: fmt.Sprintf(
-					"root rank %d supplied %d shards for %d ranks", root, len(shards), k.size)}
+					"root rank %d supplied %d shards for %d ranks", root, len(shards), k.Size)}
 			}
-			heads, bodies = make([][]byte, k.size), make([][]byte, k.size)
+			heads, bodies = make([][]byte, k.Size), make([][]byte, k.Size)
 			for i := range shards {
 				if i == root {
 					continue
@@ -114,15 +115,15 @@ func Scatter[T any](ctx context.Context, comm Comm, root int, rootShards Maybe[[
 			}
 			return nil
 		},
-		func(k *collective) *dataFault {
-			if k.rank == root {
+		func(k *coll.Coll) *dataFault {
+			if k.Rank == root {
 				shards, _ := rootShards.Get()
 				for i := range heads {
 					if i == root {
 						continue
 					}
-					if err := k.sendSplit(i, tagData, heads[i], bodies[i]); err != nil {
-						k.abortTransport(err)
+					if err := k.SendSplit(i, tagData, heads[i], bodies[i]); err != nil {
+						k.AbortTransport(err)
 					}
 					heads[i], bodies[i] = nil, nil
 				}
@@ -130,7 +131,7 @@ func Scatter[T any](ctx context.Context, comm Comm, root int, rootShards Maybe[[
 				return nil
 			}
 			var f *dataFault
-			out, f = receiveSplit[T](k, root, wire.KindScatter, k.rank)
+			out, f = receiveSplit[T](k, root, wire.KindScatter, k.Rank)
 			return f
 		})
 	if err != nil {
@@ -154,25 +155,25 @@ func Gather[T any](ctx context.Context, comm Comm, root int, value T) ([]T, erro
 	var head, body []byte
 	var out []T
 	err := dataCall(ctx, comm, opGather, root, checkWireType[T](),
-		func(k *collective) *failure {
-			if k.rank == root {
+		func(k *coll.Coll) *failure {
+			if k.Rank == root {
 				return nil
 			}
 			var f *failure
 			head, body, f = encodeSplit(k, wire.KindGather, root, value, "its value")
 			return f
 		},
-		func(k *collective) *dataFault {
-			if k.rank != root {
-				if err := k.sendSplit(root, tagData, head, body); err != nil {
-					k.abortTransport(err)
+		func(k *coll.Coll) *dataFault {
+			if k.Rank != root {
+				if err := k.SendSplit(root, tagData, head, body); err != nil {
+					k.AbortTransport(err)
 				}
 				return nil
 			}
-			out = make([]T, k.size)
+			out = make([]T, k.Size)
 			out[root] = value
 			var first *dataFault
-			for i := 0; i < k.size; i++ {
+			for i := 0; i < k.Size; i++ {
 				if i == root {
 					continue
 				}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hataori/hataori-go/hataori/internal/coll"
 	"github.com/hataori/hataori-go/hataori/internal/mpi"
 	"github.com/hataori/hataori-go/hataori/internal/sched"
 	"github.com/hataori/hataori-go/internal/slot"
@@ -187,7 +188,7 @@ type call[T, U any] struct {
 	cctx        context.Context         // the callbacks': ctx, also cancelled when the call stops
 	cancel      context.CancelCauseFunc // cancels cctx
 	t0          time.Time               // the end of the preflight
-	k           *collective
+	k           *coll.Coll
 	root        int
 	items       []T // the root's input
 	f           itemFunc[T, U]
@@ -232,14 +233,14 @@ func pmapOn[T, U any](ctx context.Context, comm Comm, exec slot.Executor, opts O
 	if err != nil {
 		return nil, localPreflight(err)
 	}
-	tracef("open rank=%d size=%d", k.rank, k.size)
+	tracef("open rank=%d size=%d", k.Rank, k.Size)
 	// From here every rank waits on the others: a panic or Goexit leaving
 	// the call (user code runs here: encoders, decoders, the progress
 	// hook) aborts the job instead of stranding them.
 	normal := false
 	defer func() {
 		if !normal {
-			k.abortPanicked("Pmap", recover())
+			k.AbortPanicked("Pmap", recover())
 		}
 	}()
 	defer keepCoordinatorResponsive(exec)()
@@ -252,7 +253,7 @@ func pmapOn[T, U any](ctx context.Context, comm Comm, exec slot.Executor, opts O
 
 // newCall builds the state of one Pmap call on k, run by exec with opts;
 // items are the root's (nil elsewhere).
-func newCall[T, U any](ctx context.Context, k *collective, exec slot.Executor, opts *Options, items []T, f itemFunc[T, U], stopOnError bool) *call[T, U] {
+func newCall[T, U any](ctx context.Context, k *coll.Coll, exec slot.Executor, opts *Options, items []T, f itemFunc[T, U], stopOnError bool) *call[T, U] {
 	collect := opts.OnError == CollectAll
 	cpus := len(allowedCPUs())
 	c := &call[T, U]{
@@ -260,7 +261,7 @@ func newCall[T, U any](ctx context.Context, k *collective, exec slot.Executor, o
 		inline: !exec.Offloads(), rep: newReport(k, opts.Root, collect), pan: newPanicSlot(),
 		spare: cpus > exec.Threads(), oneCPU: cpus == 1,
 	}
-	if k.rank == opts.Root {
+	if k.Rank == opts.Root {
 		c.stats, c.onProgress, c.progressEvery = opts.Stats, opts.OnProgress, opts.ProgressEvery
 		if c.progressEvery <= 0 {
 			c.progressEvery = DefaultProgressEvery
@@ -287,7 +288,7 @@ func (c *call[T, U]) runOn(exec slot.Executor, opts *Options, present bool, extr
 		defer func() {
 			st.start(nil)
 			if !fine {
-				c.k.abortPanicked("Pmap", recover())
+				c.k.AbortPanicked("Pmap", recover())
 			}
 		}()
 		if pf = pmapPreflight(c.ctx, c.k, exec, opts, present, extra, nil, checkWireTypes[T, U]()); pf == nil {
@@ -310,7 +311,7 @@ func (c *call[T, U]) runOn(exec slot.Executor, opts *Options, present bool, extr
 // frees the call's communicator.
 func (c *call[T, U]) finish(opts *Options, pf error) ([]U, error) {
 	if pf != nil {
-		c.k.closeOrAbort()
+		c.k.CloseOrAbort()
 		return nil, pf
 	}
 	debugRootStats(c.schedStats)
@@ -318,7 +319,7 @@ func (c *call[T, U]) finish(opts *Options, pf error) ([]U, error) {
 	if c.callStats != nil && opts.Stats != nil {
 		*opts.Stats = *c.callStats
 	}
-	c.k.closeOrAbort()
+	c.k.CloseOrAbort()
 	tracef("close")
 	if cerr != nil {
 		if c.collect {
@@ -333,12 +334,4 @@ func (c *call[T, U]) finish(opts *Options, pf error) ([]U, error) {
 // alone, before any MPI call that could involve other ranks.
 func localPreflight(err error) *PmapError {
 	return &PmapError{Kind: KindPreflight, Index: -1, Key: -1, Rank: -1, Message: err.Error(), err: err}
-}
-
-// closeOrAbort frees the private communicator; failing to is a transport
-// failure.
-func (k *collective) closeOrAbort() {
-	if err := k.close(); err != nil {
-		abortJob(ExitTransport, fmt.Sprintf("freeing the private communicator: %v", err))
-	}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"sync/atomic"
+
+	"github.com/hataori/hataori-go/hataori/internal/coll"
 )
 
 // itemFunc is a Pmap callback as the call runs it: with the call's
@@ -114,9 +116,9 @@ func (s *panicSlot) nudge() {
 // check aborts the job with ExitPanic, printing the panic value and stack
 // first, when a slot recorded a panic; it returns otherwise. It runs on
 // the coordinator.
-func (s *panicSlot) check(k *collective) {
+func (s *panicSlot) check(k *coll.Coll) {
 	if p := s.p.Load(); p != nil {
 		fmt.Fprintf(os.Stderr, "hataori: Pmap callback panicked: %v\n\n%s\n", p.Value, p.Stack)
-		abortJob(ExitPanic, "callback panic in Pmap")
+		coll.AbortJob(ExitPanic, "callback panic in Pmap")
 	}
 }

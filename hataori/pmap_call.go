@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/hataori/hataori-go/hataori/internal/coll"
 	"github.com/hataori/hataori-go/hataori/internal/wire"
 	"github.com/hataori/hataori-go/internal/slot"
 )
@@ -12,7 +13,7 @@ import (
 // run runs this rank's side of a call whose preflight passed; slots is
 // this rank's slot count and start hands the slots their loop (nil: none).
 func (c *call[T, U]) run(slots int, start func(serve func(int))) {
-	if c.k.rank != c.root {
+	if c.k.Rank != c.root {
 		runRemote(c, slots, start)
 		return
 	}
@@ -32,20 +33,20 @@ type pendingReady struct {
 // root's own is rootSlots) with those READYs, still to be answered. The
 // other ranks send it as their first message after the preflight, so the
 // root waits for one message latency at most.
-func collectSlots(k *collective, rootSlots int) ([]int, []pendingReady) {
-	counts := make([]int, k.size)
-	counts[k.rank] = rootSlots
+func collectSlots(k *coll.Coll, rootSlots int) ([]int, []pendingReady) {
+	counts := make([]int, k.Size)
+	counts[k.Rank] = rootSlots
 	var pending []pendingReady
-	for r := range k.size {
-		if r == k.rank {
+	for r := range k.Size {
+		if r == k.Rank {
 			continue
 		}
-		h, _, _, err := k.recvFrame(r, tagPmap)
+		h, _, _, err := k.RecvFrame(r, tagPmap)
 		if err != nil {
-			k.abortProtocol(fmt.Sprintf("first READY from rank %d: %v", r, err))
+			k.AbortProtocol(fmt.Sprintf("first READY from rank %d: %v", r, err))
 		}
 		if h.Kind != wire.KindReady || h.Slot != 0 || h.Count < 1 {
-			k.abortProtocol(fmt.Sprintf("first message from rank %d: %v slot %d announcing %d slots", r, h.Kind, h.Slot, h.Count))
+			k.AbortProtocol(fmt.Sprintf("first message from rank %d: %v slot %d announcing %d slots", r, h.Kind, h.Slot, h.Count))
 		}
 		counts[r] = int(h.Count)
 		pending = append(pending, pendingReady{rank: r, status: h.Status})

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/hataori/hataori-go/hataori/internal/errmsg"
-	"github.com/hataori/hataori-go/hataori/internal/mpi"
 	"github.com/hataori/hataori-go/hataori/internal/wire"
 )
 
@@ -32,9 +31,6 @@ type failureEntry struct {
 	M string `msgpack:"m"`
 }
 
-// bcastChunk bounds one MPI_Bcast of the list (MPI counts are ints).
-const bcastChunk = 1 << 30
-
 // broadcastFailures returns the CollectAll list of failed items, the same
 // on every rank, in index order, each entry this rank reported carrying
 // its original error. e is the converged error, whose kind and rank the
@@ -42,7 +38,7 @@ const bcastChunk = 1 << 30
 func (r *report) broadcastFailures(e *PmapError) []ItemFailure {
 	k := r.k
 	var buf []byte
-	if k.rank == r.root {
+	if k.Rank == r.root {
 		slices.SortFunc(r.list, func(a, b ItemFailure) int { return cmp.Compare(a.Index, b.Index) })
 		fl := failureList{F: make([]failureEntry, len(r.list)), MK: int32(e.Kind),
 			MM: errmsg.Bound(fmt.Sprintf("no result: the call stopped early (%v error reported by rank %d: %s)", e.Kind, e.Rank, e.Message))}
@@ -54,20 +50,20 @@ func (r *report) broadcastFailures(e *PmapError) []ItemFailure {
 		}
 		var err error
 		if buf, err = wire.EncodeValue(nil, fl); err != nil {
-			k.abortProtocol(fmt.Sprintf("encoding the list of failed items: %v", err))
+			k.AbortProtocol(fmt.Sprintf("encoding the list of failed items: %v", err))
 		}
 	}
-	buf, err := k.bcastBytes(r.root, buf)
+	buf, err := k.BcastBytes(r.root, buf)
 	if err != nil {
-		k.abortTransport(err)
+		k.AbortTransport(err)
 	}
 	fl, err := wire.DecodeValueOwned[failureList](buf)
 	if err != nil || len(fl.M)%2 != 0 {
-		k.abortProtocol(fmt.Sprintf("decoding the list of failed items: %v", err))
+		k.AbortProtocol(fmt.Sprintf("decoding the list of failed items: %v", err))
 	}
 	own := map[int]error{}
 	for _, f := range r.list {
-		if f.Rank == k.rank && f.err != nil {
+		if f.Rank == k.Rank && f.err != nil {
 			own[f.Index] = f.err
 		}
 	}
@@ -78,7 +74,7 @@ func (r *report) broadcastFailures(e *PmapError) []ItemFailure {
 	out := make([]ItemFailure, 0, n)
 	for _, f := range fl.F {
 		it := ItemFailure{Index: int(f.I), Kind: ErrorKind(f.K), Rank: int(f.R), Message: f.M}
-		if it.Rank == k.rank {
+		if it.Rank == k.Rank {
 			it.err = own[it.Index]
 		}
 		out = append(out, it)
@@ -90,25 +86,4 @@ func (r *report) broadcastFailures(e *PmapError) []ItemFailure {
 	}
 	slices.SortFunc(out, func(a, b ItemFailure) int { return cmp.Compare(a.Index, b.Index) })
 	return out
-}
-
-// bcastBytes returns root's buf on every rank: its length, then its bytes
-// in chunks of at most bcastChunk.
-func (k *collective) bcastBytes(root int, buf []byte) ([]byte, error) {
-	n, err := k.bcastInt64(root, int64(len(buf)))
-	if err != nil {
-		return nil, err
-	}
-	if n < 0 || n > 1<<40 {
-		return nil, fmt.Errorf("broadcast of %d bytes", n)
-	}
-	if k.rank != root {
-		buf = make([]byte, n)
-	}
-	for off := int64(0); off < n; off += bcastChunk {
-		if err := mpi.Bcast(k.comm, buf[off:min(n, off+bcastChunk)], root); err != nil {
-			return nil, err
-		}
-	}
-	return buf, nil
 }

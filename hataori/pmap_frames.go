@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/hataori/hataori-go/hataori/internal/coll"
 	"github.com/hataori/hataori-go/hataori/internal/wire"
 )
 
@@ -55,7 +56,7 @@ type resultFault struct {
 }
 
 // indexBytes is the size of one raw index.
-const indexBytes = 8
+const indexBytes = coll.IndexBytes
 
 // frameSpace returns a buffer of wire.HeaderSize+extra bytes for a frame,
 // reusing dst's memory when it is large enough (a frame sent with a

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/hataori/hataori-go/hataori/internal/coll"
 	"github.com/hataori/hataori-go/hataori/internal/wire"
 )
 
@@ -24,7 +25,7 @@ func within(v []float64, buf []byte) bool {
 // returns the parsed header and payload.
 func received(t *testing.T, frame []byte) (wire.Header, []byte, []byte) {
 	t.Helper()
-	buf := frameBuffer(len(frame))
+	buf := coll.FrameBuffer(len(frame))
 	copy(buf, frame)
 	h, err := wire.ParseHeader(buf)
 	if err != nil {

@@ -2,10 +2,14 @@ package hataori
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 
+	"github.com/hataori/hataori-go/hataori/internal/coll"
 	"github.com/hataori/hataori-go/hataori/internal/mpi"
+	"github.com/hataori/hataori-go/hataori/internal/wire"
 	"github.com/hataori/hataori-go/internal/slot"
 )
 
@@ -32,7 +36,7 @@ import (
 // broadcast and a reduction more, on that failure path only. Data
 // collectives take the same path when their words differ, so a rank that
 // called Pmap while another called Broadcast fails with them.
-func pmapPreflight(ctx context.Context, k *collective, exec slot.Executor, opts *Options, hasItems bool, extra *failure, admitErr, typeErr error) error {
+func pmapPreflight(ctx context.Context, k *coll.Coll, exec slot.Executor, opts *Options, hasItems bool, extra *failure, admitErr, typeErr error) error {
 	if opts.BatchSize == 0 {
 		opts.BatchSize = 1
 	}
@@ -41,17 +45,17 @@ func pmapPreflight(ctx context.Context, k *collective, exec slot.Executor, opts 
 		local := pmapLocalChecks(ctx, k, exec, *opts, hasItems, ref, extra)
 		if local == nil && typeErr != nil {
 			local = wireTypeFailure(typeErr)
-			local.Message = fmt.Sprintf("rank %d: %s", k.rank, local.Message)
+			local.Message = fmt.Sprintf("rank %d: %s", k.Rank, local.Message)
 		}
 		if local == nil && admitErr != nil {
-			local = &failure{Code: failBusy, Message: fmt.Sprintf("rank %d: executor admission: %v", k.rank, admitErr), Err: admitErr}
+			local = &failure{Code: failBusy, Message: fmt.Sprintf("rank %d: executor admission: %v", k.Rank, admitErr), Err: admitErr}
 		}
 		return local
 	}
 	// The checks run first as if every rank had this rank's options,
 	// which is then the case; when the options differ, again against rank
 	// 0's.
-	af := k.preflightAgree(mine, checks(mine), checks)
+	af := k.PreflightAgree(mine, checks(mine), checks)
 	tracef("preflight ok=%v", af == nil)
 	if af == nil {
 		return nil
@@ -61,9 +65,9 @@ func pmapPreflight(ctx context.Context, k *collective, exec slot.Executor, opts 
 
 // pmapLocalChecks returns this rank's first failing preflight check; ref
 // is rank 0's packed options (this rank's own when every rank agreed).
-func pmapLocalChecks(ctx context.Context, k *collective, exec slot.Executor, opts Options, hasItems bool, ref int64, extra *failure) *failure {
+func pmapLocalChecks(ctx context.Context, k *coll.Coll, exec slot.Executor, opts Options, hasItems bool, ref int64, extra *failure) *failure {
 	fail := func(code int32, cause error, format string, args ...any) *failure {
-		return &failure{Code: code, Err: cause, Message: fmt.Sprintf("rank %d: ", k.rank) + fmt.Sprintf(format, args...)}
+		return &failure{Code: code, Err: cause, Message: fmt.Sprintf("rank %d: ", k.Rank) + fmt.Sprintf(format, args...)}
 	}
 	if main, err := mpi.IsThreadMain(); err != nil || !main {
 		return fail(failThread, ErrNotMainThread, "not the MPI main thread (MPI_Is_thread_main: %v, %v): %s", main, err, mainThreadFix)
@@ -78,17 +82,17 @@ func pmapLocalChecks(ctx context.Context, k *collective, exec slot.Executor, opt
 		}
 	}
 	switch {
-	case opts.Root < 0 || opts.Root >= k.size:
-		return fail(failRoot, ErrInvalidOptions, "root %d outside [0, %d)", opts.Root, k.size)
+	case opts.Root < 0 || opts.Root >= k.Size:
+		return fail(failRoot, ErrInvalidOptions, "root %d outside [0, %d)", opts.Root, k.Size)
 	case opts.BatchSize < 0:
 		return fail(failOptions, ErrInvalidOptions, "negative batch size %d", opts.BatchSize)
 	case !opts.OnError.valid():
 		return fail(failOptions, ErrInvalidOptions, "unknown error policy %v", opts.OnError)
 	case packOptions(opts) != ref:
 		return fail(failOptions, ErrOptionsDiffer, "options differ from rank 0's: %s", optionsDiff(unpackOptions(packOptions(opts)), unpackOptions(ref)))
-	case k.rank == opts.Root && !hasItems:
+	case k.Rank == opts.Root && !hasItems:
 		return fail(failPayload, ErrPayload, "the root passed no items (None)")
-	case k.rank != opts.Root && hasItems:
+	case k.Rank != opts.Root && hasItems:
 		return fail(failPayload, ErrPayload, "a non-root rank passed items (only root %d may)", opts.Root)
 	case exec == nil:
 		return fail(failDomain, ErrNoDomain, "nil executor")
@@ -192,4 +196,60 @@ func optionsDiff(here, r0 packedOptions) string {
 	add("prefetch", fmt.Sprint(here.prefetch == 1), fmt.Sprint(r0.prefetch == 1))
 	add("error policy", policy(here.policy), policy(r0.policy))
 	return strings.Join(parts, "; ")
+}
+
+// checkWireTypes is the preflight type check of a collective call that
+// moves values of type T one way and values of type U the other (Pmap:
+// items and results): nil when both cross ranks exactly, otherwise the
+// *wire.Error (kind wire.ErrType, matching ErrUnsupportedType) for T, or
+// else for U. It is cached per type, so a repeated call costs two map
+// lookups. Turn a non-nil result into the local preflight failure with
+// wireTypeFailure and, after the ranks agreed on a failure of code
+// failType, rebuild the cause every rank returns with wireTypeCause.
+func checkWireTypes[T, U any]() error {
+	if err := checkWireType[T](); err != nil {
+		return err
+	}
+	return checkWireType[U]()
+}
+
+// checkWireType is checkWireTypes for the one value type of a data collective
+// call.
+func checkWireType[T any]() error { return wire.CheckType(reflect.TypeFor[T]()) }
+
+// wireTypeFailure is the preflight failure for err, an error of
+// checkWireTypes: code failType, and the type check's message without its
+// "hataori: " prefix (the collective error adds its own).
+func wireTypeFailure(err error) *failure {
+	msg := err.Error()
+	var we *wire.Error
+	if errors.As(err, &we) {
+		msg = we.Detail
+	}
+	return &failure{Code: failType, Message: msg}
+}
+
+// wireTypeCause returns the cause of an agreed preflight failure, the same
+// on every rank: for code failType a *wire.Error of kind wire.ErrType
+// carrying the agreed message (so errors.Is(err, ErrUnsupportedType)
+// holds), for any other code nil.
+func wireTypeCause(a *agreedFailure) error {
+	if a == nil || a.Code != failType {
+		return nil
+	}
+	return &wire.Error{Kind: wire.ErrType, Detail: a.Message}
+}
+
+// preflightCause is what the error of an agreed preflight failure unwraps
+// to: the rebuilt type error for failType (wireTypeCause, equal on every
+// rank), otherwise the agreed cause (the failing rank's own error there,
+// its registered sentinel on every other rank), or nil.
+func preflightCause(a *agreedFailure) error {
+	if c := wireTypeCause(a); c != nil {
+		return c
+	}
+	if a == nil {
+		return nil
+	}
+	return a.Cause
 }

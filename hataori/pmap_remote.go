@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/hataori/hataori-go/hataori/internal/coll"
 	"github.com/hataori/hataori-go/hataori/internal/errmsg"
 	"github.com/hataori/hataori-go/hataori/internal/sched"
 	"github.com/hataori/hataori-go/hataori/internal/wire"
@@ -28,7 +29,7 @@ import (
 // coordinator stays free to answer.
 type remoteLoop[T, U any] struct {
 	c       *call[T, U]
-	k       *collective
+	k       *coll.Coll
 	w       *sched.Worker
 	slots   int            // the executor's slots
 	logical int            // slots towards the root: slots, plus one with prefetch
@@ -38,8 +39,8 @@ type remoteLoop[T, U any] struct {
 	free    chan []byte     // RESULT frames already sent, for reuse
 	held    int             // TASKs received whose RESULT is not yet sent
 	kicks   bool            // hand-offs through done and posted (one CPU, no prefetch)
-	done    kick            // signalled by a slot that queued a RESULT
-	posted  kick            // signalled by the coordinator that queued a TASK (or closed the queue)
+	done    coll.Kick       // signalled by a slot that queued a RESULT
+	posted  coll.Kick       // signalled by the coordinator that queued a TASK (or closed the queue)
 
 	stopN      int64 // the input length, from the first STOP
 	canceled   bool
@@ -85,7 +86,7 @@ func runRemote[T, U any](c *call[T, U], slots int, start func(serve func(int))) 
 		logical++
 	}
 	r := &remoteLoop[T, U]{
-		c: c, k: c.k, w: sched.NewWorker(c.k.rank, logical), slots: slots, logical: logical,
+		c: c, k: c.k, w: sched.NewWorker(c.k.Rank, logical), slots: slots, logical: logical,
 		jobs: make(chan remoteJob, logical), results: make(chan slotResult, logical),
 		free: make(chan []byte, logical), meters: make([]slotMeter, slots),
 	}
@@ -104,7 +105,7 @@ func runRemote[T, U any](c *call[T, U], slots int, start func(serve func(int))) 
 	step(r.k, r.w.SendDrain())
 	r.send(drainFrame(drainStats(time.Since(c.t0), r.meters)))
 	if r.canceled {
-		c.rep.addCall(r.stopN, sched.ClassDrain, KindCanceled, fmt.Sprintf("rank %d: context done: %v", r.k.rank, r.cancelErr), r.cancelErr)
+		c.rep.addCall(r.stopN, sched.ClassDrain, KindCanceled, fmt.Sprintf("rank %d: context done: %v", r.k.Rank, r.cancelErr), r.cancelErr)
 	}
 	if f := r.stopped; f != nil {
 		c.rep.addCall(stoppedKey(int(r.stopN)), sched.ClassDrain, KindCanceled, f.msg, f.err)
@@ -117,7 +118,7 @@ func (r *remoteLoop[T, U]) closeJobs() {
 	if !r.closed {
 		r.closed = true
 		close(r.jobs)
-		r.posted.signal()
+		r.posted.Signal()
 	}
 }
 
@@ -136,11 +137,11 @@ func (r *remoteLoop[T, U]) serve(s int) {
 		}
 		res, ok := r.runTask(s, j, scratch)
 		if !ok {
-			r.done.signal() // a callback panicked: the coordinator aborts the job
+			r.done.Signal() // a callback panicked: the coordinator aborts the job
 			return
 		}
 		r.results <- res
-		r.done.signal()
+		r.done.Signal()
 	}
 }
 
@@ -156,20 +157,20 @@ func (r *remoteLoop[T, U]) nextJob() (remoteJob, bool) {
 		return j, ok
 	}
 	for {
-		seen := r.posted.seq()
+		seen := r.posted.Seq()
 		select {
 		case j, ok := <-r.jobs:
 			return j, ok
 		default:
 		}
 		debugKickWait()
-		r.posted.wait(seen, slotIdleWait)
+		r.posted.Wait(seen, coll.SlotIdleWait)
 	}
 }
 
 func (r *remoteLoop[T, U]) send(buf []byte) {
-	if err := r.k.sendFrame(r.c.root, tagPmap, buf); err != nil {
-		r.k.abortTransport(err)
+	if err := r.k.SendFrame(r.c.root, tagPmap, buf); err != nil {
+		r.k.AbortTransport(err)
 	}
 }
 
@@ -201,11 +202,11 @@ func (r *remoteLoop[T, U]) sendReady(s int) {
 
 // loop runs until every slot has stopped and no RESULT is outstanding.
 func (r *remoteLoop[T, U]) loop() {
-	var b backoff
+	var b coll.Backoff
 	ready := func() bool { return len(r.results) > 0 }
 	ctxDone := r.c.ctx.Done()
 	for !r.w.Stopped() || r.held > 0 {
-		seen := r.done.seq()
+		seen := r.done.Seq()
 		r.c.pan.check(r.k)
 		progressed := false
 		if !r.cancelSent {
@@ -230,20 +231,20 @@ func (r *remoteLoop[T, U]) loop() {
 			progressed = true
 		}
 		if progressed {
-			b.reset()
+			b.Reset()
 			continue
 		}
 		// Spinning is free while no slot of this rank holds a batch.
 		switch {
 		case !r.kicks:
-			b.wait(r.c.spare || r.held == 0, ready, r.c.pan.wake)
+			b.Wait(r.c.spare || r.held == 0, ready, r.c.pan.wake)
 		case r.held == r.logical:
 			// Every logical slot holds a batch: only a CANCEL can
 			// arrive, so wait for a slot to finish (or busyWait).
 			debugKickWait()
-			r.done.wait(seen, busyWait)
+			r.done.Wait(seen, coll.BusyWait)
 		default:
-			b.waitKick(r.held == 0, ready, r.c.pan.wake, &r.done, seen)
+			b.WaitKick(r.held == 0, ready, r.c.pan.wake, &r.done, seen)
 		}
 	}
 }
@@ -283,31 +284,31 @@ func (r *remoteLoop[T, U]) record(f rankFault) {
 		rep.addItem(f.index, class, f.kind, f.msg, f.err)
 	}
 	if r.c.collect {
-		rep.note(ItemFailure{Index: f.index, Kind: f.kind, Rank: r.k.rank, Message: f.msg, err: f.err})
+		rep.note(ItemFailure{Index: f.index, Kind: f.kind, Rank: r.k.Rank, Message: f.msg, err: f.err})
 	}
 }
 
 // pollRoot services at most one message from the root: a TASK for a slot
 // (handed to it, or run here in inline mode) or a STOP.
 func (r *remoteLoop[T, U]) pollRoot() bool {
-	ok, _, err := r.k.iprobe(tagPmap)
+	ok, _, err := r.k.Iprobe(tagPmap)
 	if err != nil {
-		r.k.abortTransport(err)
+		r.k.AbortTransport(err)
 	}
 	if !ok {
 		return false
 	}
-	h, payload, _, err := r.k.recvFrame(r.c.root, tagPmap)
+	h, payload, _, err := r.k.RecvFrame(r.c.root, tagPmap)
 	if err != nil {
 		var we *wire.Error
 		if errors.As(err, &we) {
-			r.k.abortProtocol(fmt.Sprintf("malformed reply to READY from the root: %v", err))
+			r.k.AbortProtocol(fmt.Sprintf("malformed reply to READY from the root: %v", err))
 		}
-		r.k.abortTransport(err)
+		r.k.AbortTransport(err)
 	}
 	s := int(h.Slot)
 	if s >= r.logical {
-		r.k.abortProtocol(fmt.Sprintf("%v for slot %d of %d", h.Kind, s, r.logical))
+		r.k.AbortProtocol(fmt.Sprintf("%v for slot %d of %d", h.Kind, s, r.logical))
 	}
 	switch h.Kind {
 	case wire.KindCancel:
@@ -317,7 +318,7 @@ func (r *remoteLoop[T, U]) pollRoot() bool {
 		step(r.k, r.w.OnStop(s))
 		n, err := parseStop(payload)
 		if err != nil {
-			r.k.abortProtocol(fmt.Sprintf("STOP: %v", err))
+			r.k.AbortProtocol(fmt.Sprintf("STOP: %v", err))
 		}
 		r.stopN = n
 		if r.w.Stopped() {
@@ -325,7 +326,7 @@ func (r *remoteLoop[T, U]) pollRoot() bool {
 		}
 	case wire.KindTask:
 		if h.BatchID > math.MaxInt64 {
-			r.k.abortProtocol(fmt.Sprintf("TASK batch id %d", h.BatchID))
+			r.k.AbortProtocol(fmt.Sprintf("TASK batch id %d", h.BatchID))
 		}
 		id := int64(h.BatchID)
 		step(r.k, r.w.OnTask(s, id))
@@ -334,7 +335,7 @@ func (r *remoteLoop[T, U]) pollRoot() bool {
 		j := remoteJob{slot: s, h: h, id: id, payload: payload}
 		if !r.c.inline {
 			r.jobs <- j // never blocks: at most logical jobs are held
-			r.posted.signalOne()
+			r.posted.SignalOne()
 			return true
 		}
 		res, ok := r.runTask(0, j, r.scratch)
@@ -344,15 +345,15 @@ func (r *remoteLoop[T, U]) pollRoot() bool {
 		r.scratch = res.frame
 		r.finish(res)
 	default:
-		r.k.abortProtocol(fmt.Sprintf("%v in reply to READY", h.Kind))
+		r.k.AbortProtocol(fmt.Sprintf("%v in reply to READY", h.Kind))
 	}
 	return true
 }
 
 // step aborts on a worker-machine protocol error (an internal failure).
-func step(k *collective, err error) {
+func step(k *coll.Coll, err error) {
 	if err != nil {
-		k.abortProtocol(err.Error())
+		k.AbortProtocol(err.Error())
 	}
 }
 
@@ -432,7 +433,7 @@ func (r *remoteLoop[T, U]) meter(s int, j remoteJob, indices []int64, t0 time.Ti
 	t1 := time.Now()
 	m.busy += t1.Sub(t0)
 	if j.h.Status&taskSpans != 0 {
-		m.spans = append(m.spans, BatchSpan{Rank: r.k.rank, Slot: s, Batch: j.id, Start: int(indices[0]), Count: len(indices),
+		m.spans = append(m.spans, BatchSpan{Rank: r.k.Rank, Slot: s, Batch: j.id, Start: int(indices[0]), Count: len(indices),
 			Begin: t0.Sub(r.c.t0), End: t1.Sub(r.c.t0)})
 	}
 }
@@ -450,14 +451,14 @@ func (r *remoteLoop[T, U]) fault(res slotResult, j remoteJob, indices []int64, s
 // frameFault fails the whole frame of TASK j with a wire error err met
 // while doing what; key is the batch's first index.
 func (r *remoteLoop[T, U]) frameFault(res slotResult, j remoteJob, indices []int64, key int64, what string, err error) (slotResult, bool) {
-	msg := fmt.Sprintf("rank %d: %s of batch %d: %v", r.k.rank, what, j.id, err)
+	msg := fmt.Sprintf("rank %d: %s of batch %d: %v", r.k.Rank, what, j.id, err)
 	return r.fault(res, j, indices, statusWire, key, rankFault{index: -1, taskKey: key, kind: KindWire, msg: msg, err: err}, errmsg.Bound(msg))
 }
 
 // wireItemFault fails item indices[pos] of TASK j with a wire error err met
 // while doing what (to it).
 func (r *remoteLoop[T, U]) wireItemFault(res slotResult, j remoteJob, indices []int64, pos int, what string, err error) (slotResult, bool) {
-	msg := errmsg.Bound(fmt.Sprintf("rank %d: %s %d (batch %d): %v", r.k.rank, what, indices[pos], j.id, err))
+	msg := errmsg.Bound(fmt.Sprintf("rank %d: %s %d (batch %d): %v", r.k.Rank, what, indices[pos], j.id, err))
 	return r.fault(res, j, indices, statusWire, indices[pos], rankFault{index: int(indices[pos]), kind: KindWire, msg: msg, err: err}, msg)
 }
 
@@ -472,12 +473,12 @@ func (r *remoteLoop[T, U]) decodeFault(res slotResult, j remoteJob, indices []in
 	if !r.c.collect {
 		return r.wireItemFault(res, j, indices, pos, "decoding item", err)
 	}
-	msg := errmsg.Bound(fmt.Sprintf("rank %d: decoding item %d (batch %d): %v", r.k.rank, indices[pos], j.id, err))
+	msg := errmsg.Bound(fmt.Sprintf("rank %d: decoding item %d (batch %d): %v", r.k.Rank, indices[pos], j.id, err))
 	var faults []rankFault
 	for q, ix := range indices {
 		f := rankFault{index: int(ix), kind: KindWire, msg: msg, err: err}
 		if q != pos {
-			f.msg, f.err, f.collateral = fmt.Sprintf("rank %d: not run: item %d of the same batch failed to decode", r.k.rank, indices[pos]), nil, true
+			f.msg, f.err, f.collateral = fmt.Sprintf("rank %d: not run: item %d of the same batch failed to decode", r.k.Rank, indices[pos]), nil, true
 		}
 		faults = append(faults, f)
 	}
@@ -498,7 +499,7 @@ func userFault(rank int, index int64, f itemFault) rankFault {
 func (r *remoteLoop[T, U]) encodeFirst(res slotResult, j remoteJob, indices []int64, o batchOutcome, out []U, scratch []byte) (slotResult, bool) {
 	if f := o.first(); f != nil {
 		i := indices[f.pos]
-		rf := userFault(r.k.rank, i, *f)
+		rf := userFault(r.k.Rank, i, *f)
 		return r.fault(res, j, indices, statusUser, i, rf, rf.msg)
 	}
 	buf, err := resultFrame(scratch, j.id, indices, out)
@@ -525,7 +526,7 @@ func (r *remoteLoop[T, U]) encodeAll(res slotResult, j remoteJob, indices []int6
 	q := 0
 	for p := range out {
 		if q < len(o.faults) && o.faults[q].pos == p {
-			faults = append(faults, userFault(r.k.rank, indices[p], o.faults[q]))
+			faults = append(faults, userFault(r.k.Rank, indices[p], o.faults[q]))
 			q++
 			continue
 		}
@@ -555,15 +556,15 @@ func (r *remoteLoop[T, U]) partial(res slotResult, j remoteJob, id int64, indice
 	if err != nil && len(succ) > 0 {
 		// The results failed to encode: fail them all, in index order.
 		pos, known := wire.ItemPosition(err)
-		msg := errmsg.Bound(fmt.Sprintf("rank %d: encoding the results of batch %d: %v", k.rank, id, err))
+		msg := errmsg.Bound(fmt.Sprintf("rank %d: encoding the results of batch %d: %v", k.Rank, id, err))
 		if known {
-			msg = errmsg.Bound(fmt.Sprintf("rank %d: encoding the result of item %d (batch %d): %v", k.rank, succIdx[pos], id, err))
+			msg = errmsg.Bound(fmt.Sprintf("rank %d: encoding the result of item %d (batch %d): %v", k.Rank, succIdx[pos], id, err))
 		}
 		all := append([]rankFault(nil), faults...)
 		for q, ix := range succIdx {
 			f := rankFault{index: int(ix), kind: KindWire, msg: msg, err: err}
 			if known && q != pos {
-				f.msg, f.err, f.collateral = fmt.Sprintf("rank %d: result not sent: item %d of the same batch failed to encode", k.rank, succIdx[pos]), nil, true
+				f.msg, f.err, f.collateral = fmt.Sprintf("rank %d: result not sent: item %d of the same batch failed to encode", k.Rank, succIdx[pos]), nil, true
 			} else if !known && q > 0 {
 				f.collateral = true
 			}
@@ -574,7 +575,7 @@ func (r *remoteLoop[T, U]) partial(res slotResult, j remoteJob, id int64, indice
 		buf, err = build(faults, []U{})
 	}
 	if err != nil {
-		res.faults = []rankFault{{index: -1, taskKey: indices[0], kind: KindWire, msg: fmt.Sprintf("rank %d: encoding the RESULT of batch %d: %v", k.rank, id, err), err: err}}
+		res.faults = []rankFault{{index: -1, taskKey: indices[0], kind: KindWire, msg: fmt.Sprintf("rank %d: encoding the RESULT of batch %d: %v", k.Rank, id, err), err: err}}
 		res.frame = withSlot(faultFrame(id, statusWire, indices, resultFault{Index: indices[0], Kind: uint8(KindWire), Message: errmsg.Bound(res.faults[0].msg)}), j.slot)
 		return res, true
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/hataori/hataori-go/hataori/internal/coll"
 	"github.com/hataori/hataori-go/hataori/internal/sched"
 )
 
@@ -47,7 +48,7 @@ type fault struct {
 // errors). It is not synchronised: the root adds to it under its scheduler
 // lock, a remote rank on its coordinator.
 type report struct {
-	k       *collective
+	k       *coll.Coll
 	root    int
 	collect bool
 	item    fault // best item-level fault (key sched.NoError: none)
@@ -60,7 +61,7 @@ type report struct {
 // failRange is the items [lo, hi) that ended without a result.
 type failRange struct{ lo, hi int }
 
-func newReport(k *collective, root int, collect bool) *report {
+func newReport(k *coll.Coll, root int, collect bool) *report {
 	return &report{k: k, root: root, collect: collect, item: fault{key: sched.NoError}, call: fault{key: sched.NoError}}
 }
 
@@ -79,7 +80,7 @@ func (r *report) addItem(index int, class sched.Class, kind ErrorKind, msg strin
 }
 
 func (r *report) put(best *fault, taskKey int64, class sched.Class, f fault) {
-	key, kerr := sched.Key(taskKey, class, r.k.size, r.k.rank)
+	key, kerr := sched.Key(taskKey, class, r.k.Size, r.k.Rank)
 	if kerr != nil {
 		// Recorded, not aborted here: add may run off the MPI main thread
 		// (on one of the root's slots); converge aborts.
@@ -109,16 +110,16 @@ const itemFlag = 1 << 8
 // The kind, and whether the winner is about one item, travel in the code.
 func (r *report) converge() error {
 	if r.bad != "" {
-		r.k.abortProtocol(r.bad)
+		r.k.AbortProtocol(r.bad)
 	}
 	best := r.item
 	if r.call.key < best.key {
 		best = r.call
 	}
 	if r.collect {
-		m, err := r.k.allreduceMin([]int64{r.call.key})
+		m, err := r.k.AllreduceMin([]int64{r.call.key})
 		if err != nil {
-			r.k.abortTransport(err)
+			r.k.AbortTransport(err)
 		}
 		best = r.item
 		if m[0] != sched.NoError {
@@ -132,9 +133,9 @@ func (r *report) converge() error {
 			code |= itemFlag
 		}
 	}
-	wk, wcode, wmsg, err := r.k.convergeCoded(best.key, code, msg)
+	wk, wcode, wmsg, err := r.k.ConvergeCoded(best.key, code, msg)
 	if err != nil {
-		r.k.abortTransport(err)
+		r.k.AbortTransport(err)
 	}
 	if wk == sched.NoError {
 		return nil
@@ -143,9 +144,9 @@ func (r *report) converge() error {
 	if kind < KindReentrant || kind > KindCanceled {
 		kind = KindProtocol
 	}
-	e := &PmapError{Kind: kind, Index: -1, Key: wk, Rank: int(wk % int64(r.k.size)), Message: wmsg}
+	e := &PmapError{Kind: kind, Index: -1, Key: wk, Rank: int(wk % int64(r.k.Size)), Message: wmsg}
 	if wcode&itemFlag != 0 {
-		task, _, _ := sched.SplitKey(wk, r.k.size)
+		task, _, _ := sched.SplitKey(wk, r.k.Size)
 		e.Index = int(task)
 	}
 	if wk == best.key {

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hataori/hataori-go/hataori/internal/coll"
 	"github.com/hataori/hataori-go/hataori/internal/errmsg"
 	"github.com/hataori/hataori-go/hataori/internal/sched"
 	"github.com/hataori/hataori-go/hataori/internal/wire"
@@ -26,7 +27,7 @@ import (
 // keeps a remote READY waiting: the coordinator is never the one computing.
 type rootLoop[T, U any] struct {
 	c     *call[T, U]
-	k     *collective
+	k     *coll.Coll
 	items []T
 	out   []U
 	rep   *report
@@ -97,22 +98,22 @@ type slotRun struct {
 // the root's only slot itself (MPI-only at MPI_THREAD_SINGLE).
 func runRoot[T, U any](c *call[T, U], slots []int, pending []pendingReady, start func(serve func(int))) []U {
 	k := c.k
-	sch, err := sched.New(sched.Config{Items: len(c.items), BatchSize: c.batch, Root: k.rank, Slots: slots})
+	sch, err := sched.New(sched.Config{Items: len(c.items), BatchSize: c.batch, Root: k.Rank, Slots: slots})
 	if err != nil {
 		start(nil)
-		k.abortProtocol(err.Error())
+		k.AbortProtocol(err.Error())
 	}
 	r := &rootLoop[T, U]{
 		c: c, k: k, items: c.items, out: make([]U, len(c.items)), rep: c.rep, pan: c.pan,
-		sch: sch, slots: slots[k.rank], finished: make(chan struct{}), rootFlags: new(rootFlags),
-		timing: c.stats != nil, meters: make([]slotMeter, slots[k.rank]),
-		sent: make([]int64, k.size), recv: make([]int64, k.size),
-		remote: make([]rankStats, k.size), haveRemote: make([]bool, k.size),
+		sch: sch, slots: slots[k.Rank], finished: make(chan struct{}), rootFlags: new(rootFlags),
+		timing: c.stats != nil, meters: make([]slotMeter, slots[k.Rank]),
+		sent: make([]int64, k.Size), recv: make([]int64, k.Size),
+		remote: make([]rankStats, k.Size), haveRemote: make([]bool, k.Size),
 	}
 	if c.oneCPU && !c.prefetch {
 		// With prefetch a remote slot's next TASK waits in its queue, so
 		// the root's timing matters less than the polls it would spend.
-		r.due = newDueTracker(slots, k.rank)
+		r.due = newDueTracker(slots, k.Rank)
 	}
 	if c.stats != nil {
 		r.taskFlags |= taskStats
@@ -135,15 +136,15 @@ func runRoot[T, U any](c *call[T, U], slots []int, pending []pendingReady, start
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.fatal != "" {
-		k.abortProtocol(r.fatal)
+		k.AbortProtocol(r.fatal)
 	}
 	if err := sch.Check(); err != nil {
-		k.abortProtocol(err.Error())
+		k.AbortProtocol(err.Error())
 	}
 	st := sch.Stats()
 	c.schedStats = &st
 	if !sch.Failed() && sch.Completed() != len(c.items) {
-		k.abortProtocol(fmt.Sprintf("finished with %d of %d items", sch.Completed(), len(c.items)))
+		k.AbortProtocol(fmt.Sprintf("finished with %d of %d items", sch.Completed(), len(c.items)))
 	}
 	if c.collect && sch.Failed() {
 		r.collectMissing()
@@ -152,7 +153,7 @@ func runRoot[T, U any](c *call[T, U], slots []int, pending []pendingReady, start
 		for i := range r.meters {
 			r.meters[i].busy = r.meters[i].end - r.meters[i].begin
 		}
-		cs := buildStats(k.rank, time.Since(c.t0), r.meters, st, r.remote, r.haveRemote, r.sent, r.recv, c.stats.RecordSpans)
+		cs := buildStats(k.Rank, time.Since(c.t0), r.meters, st, r.remote, r.haveRemote, r.sent, r.recv, c.stats.RecordSpans)
 		c.callStats = &cs
 	}
 	return r.out
@@ -252,7 +253,7 @@ func (r *rootLoop[T, U]) step(s int, run *slotRun) bool {
 	r.computing.Add(-1)
 	if r.spans {
 		m := &r.meters[s]
-		m.spans = append(m.spans, BatchSpan{Rank: r.k.rank, Slot: s, Batch: b.ID, Start: b.Start, Count: b.Count, Begin: t0, End: time.Since(r.c.t0)})
+		m.spans = append(m.spans, BatchSpan{Rank: r.k.Rank, Slot: s, Batch: b.ID, Start: b.Start, Count: b.Count, Begin: t0, End: time.Since(r.c.t0)})
 	}
 	tracef("root-batch-done slot=%d batch=%d", s, b.ID)
 	run.o = o
@@ -290,7 +291,7 @@ func (r *rootLoop[T, U]) next(s int, run *slotRun) bool {
 		}
 		r.stopped++
 		if r.stopped == r.slots {
-			if err := r.sch.OnDrain(r.k.rank); err != nil {
+			if err := r.sch.OnDrain(r.k.Rank); err != nil {
 				r.setFatal(err)
 				return false
 			}
@@ -311,7 +312,7 @@ func (r *rootLoop[T, U]) recordRoot(b sched.Batch, o *batchOutcome) bool {
 	if len(o.faults) == 0 {
 		return true
 	}
-	me := r.k.rank
+	me := r.k.Rank
 	if !r.c.collect {
 		f := o.first()
 		i := b.Start + f.pos
@@ -386,7 +387,7 @@ func (r *rootLoop[T, U]) closeFinished() {
 // progress, and backs off when idle; it returns once every rank has
 // drained. At world size one it just waits.
 func (r *rootLoop[T, U]) loop(inline bool) {
-	var b backoff
+	var b coll.Backoff
 	ready := func() bool {
 		select {
 		case <-r.finished:
@@ -396,7 +397,7 @@ func (r *rootLoop[T, U]) loop(inline bool) {
 		}
 	}
 	var tick <-chan time.Time
-	if r.c.onProgress != nil && r.k.size == 1 && !inline {
+	if r.c.onProgress != nil && r.k.Size == 1 && !inline {
 		t := time.NewTicker(r.c.progressEvery)
 		defer t.Stop()
 		tick = t.C
@@ -411,7 +412,7 @@ func (r *rootLoop[T, U]) loop(inline bool) {
 			return
 		default:
 		}
-		if r.k.size == 1 && !inline {
+		if r.k.Size == 1 && !inline {
 			ctxDone := r.c.ctx.Done()
 			if r.c.ctx.Err() != nil {
 				ctxDone = nil // already reported by checkContext
@@ -428,19 +429,19 @@ func (r *rootLoop[T, U]) loop(inline bool) {
 		if inline && !progressed && !r.inlineRun.done {
 			// MPI-only at MPI_THREAD_SINGLE: the batch blocks this
 			// goroutine, so first answer everything already waiting.
-			for n := 0; n < 2*r.k.size && r.pollRemote(); n++ {
+			for n := 0; n < 2*r.k.Size && r.pollRemote(); n++ {
 			}
 			r.step(0, &r.inlineRun)
 			progressed = true
 		}
 		if progressed {
-			b.reset()
+			b.Reset()
 			continue
 		}
 		if r.due.active() && r.computing.Load() > 0 && r.waitDue() {
 			continue
 		}
-		b.wait(r.c.spare || r.computing.Load() == 0, ready, r.pan.wake)
+		b.Wait(r.c.spare || r.computing.Load() == 0, ready, r.pan.wake)
 	}
 }
 
@@ -459,7 +460,7 @@ func (r *rootLoop[T, U]) waitDue() bool {
 		return true // due: poll again without sleeping
 	}
 	debugDueSleep()
-	threadSleep(min(until-dueEarly, backoffMax))
+	coll.ThreadSleep(min(until-dueEarly, coll.BackoffMax))
 	return true
 }
 
@@ -476,7 +477,7 @@ func (r *rootLoop[T, U]) progress(final bool) {
 	if !final {
 		// Every 16th round at most, the clock; only once the interval
 		// has passed, the counters the slots write.
-		if r.rounds++; r.rounds&15 != 0 && r.k.size > 1 {
+		if r.rounds++; r.rounds&15 != 0 && r.k.Size > 1 {
 			return
 		}
 		if now = time.Now(); now.Sub(r.lastReport) < r.c.progressEvery {
@@ -504,8 +505,8 @@ func (r *rootLoop[T, U]) stopIfFailing() {
 	}
 	r.stopping = true
 	r.c.cancel(ErrStopped)
-	for rank := range r.k.size {
-		if rank == r.k.rank {
+	for rank := range r.k.Size {
+		if rank == r.k.Rank {
 			continue
 		}
 		r.mu.Lock()
@@ -538,7 +539,7 @@ func (r *rootLoop[T, U]) checkContext() {
 	r.sch.Fail()
 	r.noteFailed()
 	err := ctxError(r.c.ctx)
-	r.rep.addCall(int64(len(r.items)), sched.ClassDrain, KindCanceled, fmt.Sprintf("rank %d: context done: %v", r.k.rank, err), err)
+	r.rep.addCall(int64(len(r.items)), sched.ClassDrain, KindCanceled, fmt.Sprintf("rank %d: context done: %v", r.k.Rank, err), err)
 }
 
 // ctxError is the error a rank reports for its ended context: ctx.Err(),
@@ -553,31 +554,31 @@ func ctxError(ctx context.Context) error {
 
 // pollRemote services at most one waiting scheduler message.
 func (r *rootLoop[T, U]) pollRemote() bool {
-	if r.k.size == 1 {
+	if r.k.Size == 1 {
 		return false
 	}
-	ok, src, err := r.k.iprobe(tagPmap)
+	ok, src, err := r.k.Iprobe(tagPmap)
 	if err != nil {
-		r.k.abortTransport(err)
+		r.k.AbortTransport(err)
 	}
 	if !ok {
 		return false
 	}
-	h, payload, from, err := r.k.recvFrame(src, tagPmap)
-	if from >= 0 && from < r.k.size {
+	h, payload, from, err := r.k.RecvFrame(src, tagPmap)
+	if from >= 0 && from < r.k.Size {
 		r.recv[from] += int64(wire.HeaderSize + len(payload))
 	}
 	if err != nil {
 		var we *wire.Error
-		if !errors.As(err, &we) || from < 0 || from >= r.k.size {
-			r.k.abortTransport(err)
+		if !errors.As(err, &we) || from < 0 || from >= r.k.Size {
+			r.k.AbortTransport(err)
 		}
 		r.malformed(from, int(h.Slot), we)
 		return true
 	}
 	s := int(h.Slot)
-	if from == r.k.rank || s >= r.sch.SlotCount(from) {
-		r.k.abortProtocol(fmt.Sprintf("%v from rank %d slot %d (of %d)", h.Kind, from, s, r.sch.SlotCount(from)))
+	if from == r.k.Rank || s >= r.sch.SlotCount(from) {
+		r.k.AbortProtocol(fmt.Sprintf("%v from rank %d slot %d (of %d)", h.Kind, from, s, r.sch.SlotCount(from)))
 	}
 	switch h.Kind {
 	case wire.KindReady:
@@ -600,7 +601,7 @@ func (r *rootLoop[T, U]) pollRemote() bool {
 		r.mu.Unlock()
 		tracef("recv-cancel rank=%d", from)
 	default:
-		r.k.abortProtocol(fmt.Sprintf("%v from rank %d", h.Kind, from))
+		r.k.AbortProtocol(fmt.Sprintf("%v from rank %d", h.Kind, from))
 	}
 	return true
 }
@@ -615,7 +616,7 @@ func (r *rootLoop[T, U]) locked(f func() error) {
 	}
 	r.mu.Unlock()
 	if err != nil {
-		r.k.abortProtocol(err.Error())
+		r.k.AbortProtocol(err.Error())
 	}
 }
 
@@ -626,7 +627,7 @@ func (r *rootLoop[T, U]) locked(f func() error) {
 // slot number is read from the raw header; one outside the rank's slots
 // cannot be attributed and aborts.
 func (r *rootLoop[T, U]) malformed(from, s int, we *wire.Error) {
-	msg := fmt.Sprintf("rank %d: malformed frame from rank %d: %v", r.k.rank, from, we)
+	msg := fmt.Sprintf("rank %d: malformed frame from rank %d: %v", r.k.Rank, from, we)
 	r.mu.Lock()
 	state, slots, allStopped := r.sch.State(from, s), r.sch.SlotCount(from), r.sch.RankStopped(from)
 	r.mu.Unlock()
@@ -644,7 +645,7 @@ func (r *rootLoop[T, U]) malformed(from, s int, we *wire.Error) {
 		r.addCallLocked(int64(len(r.items)), sched.ClassWire, KindWire, msg, we)
 		r.locked(func() error { return r.sch.OnDrain(from) })
 	default:
-		r.k.abortProtocol(msg)
+		r.k.AbortProtocol(msg)
 	}
 }
 
@@ -668,7 +669,7 @@ func (r *rootLoop[T, U]) onReady(from, s int, status uint8) {
 		r.noteFailed()
 		r.mu.Unlock()
 	default:
-		r.k.abortProtocol(fmt.Sprintf("READY from rank %d with status %d", from, status))
+		r.k.AbortProtocol(fmt.Sprintf("READY from rank %d with status %d", from, status))
 	}
 	for {
 		var d sched.Decision
@@ -697,7 +698,7 @@ func (r *rootLoop[T, U]) onReady(from, s int, status uint8) {
 // taskEncodeFailed completes batch b, assigned to (from, s), whose items
 // could not be encoded.
 func (r *rootLoop[T, U]) taskEncodeFailed(from, s int, b sched.Batch, err error) {
-	me := r.k.rank
+	me := r.k.Rank
 	pos, known := wire.ItemPosition(err)
 	msg := fmt.Sprintf("rank %d: encoding batch %d for rank %d: %v", me, b.ID, from, err)
 	if known {
@@ -716,7 +717,7 @@ func (r *rootLoop[T, U]) taskEncodeFailed(from, s int, b sched.Batch, err error)
 		}
 		r.rep.addItem(b.Start+pos, sched.ClassWire, KindWire, msg, err)
 		if err := r.sch.OnResult(from, s, b.ID, b.Indices(), true); err != nil {
-			r.k.abortProtocol(err.Error())
+			r.k.AbortProtocol(err.Error())
 		}
 		r.failed.Add(int64(b.Count))
 	} else {
@@ -726,7 +727,7 @@ func (r *rootLoop[T, U]) taskEncodeFailed(from, s int, b sched.Batch, err error)
 			r.rep.addCall(int64(b.Start), sched.ClassWire, KindWire, msg, err)
 		}
 		if _, err := r.sch.FailRunning(from, s); err != nil {
-			r.k.abortProtocol(err.Error())
+			r.k.AbortProtocol(err.Error())
 		}
 		r.failed.Add(1)
 	}
@@ -737,8 +738,8 @@ func (r *rootLoop[T, U]) taskEncodeFailed(from, s int, b sched.Batch, err error)
 func (r *rootLoop[T, U]) send(to int, buf []byte, what string) {
 	tracef("send kind=%s to=%d bytes=%d", what, to, len(buf))
 	r.sent[to] += int64(len(buf))
-	if err := r.k.sendFrame(to, tagPmap, buf); err != nil {
-		r.k.abortTransport(err)
+	if err := r.k.SendFrame(to, tagPmap, buf); err != nil {
+		r.k.AbortTransport(err)
 	}
 }
 
@@ -755,7 +756,7 @@ func (r *rootLoop[T, U]) onResult(from, s int, h wire.Header, payload []byte) {
 	r.mu.Unlock()
 	indices, rest, err := splitIndices(h, payload)
 	if err != nil {
-		r.failRunning(from, s, KindWire, fmt.Sprintf("rank %d: RESULT of batch %d from rank %d: %v", r.k.rank, pinned.ID, from, err), err)
+		r.failRunning(from, s, KindWire, fmt.Sprintf("rank %d: RESULT of batch %d from rank %d: %v", r.k.Rank, pinned.ID, from, err), err)
 		return
 	}
 	id := int64(-1)
@@ -770,7 +771,7 @@ func (r *rootLoop[T, U]) onResult(from, s int, h wire.Header, payload []byte) {
 		err = fmt.Errorf("unexpected RESULT status %d", h.Status)
 	}
 	if err != nil {
-		r.failRunning(from, s, KindProtocol, fmt.Sprintf("rank %d: RESULT from rank %d: %v", r.k.rank, from, err), err)
+		r.failRunning(from, s, KindProtocol, fmt.Sprintf("rank %d: RESULT from rank %d: %v", r.k.Rank, from, err), err)
 		return
 	}
 	ok := true
@@ -785,7 +786,7 @@ func (r *rootLoop[T, U]) onResult(from, s int, h wire.Header, payload []byte) {
 	case statusPartial:
 		faults, res, err := parsePartial(rest, indices)
 		if err != nil {
-			r.failRunning(from, s, KindWire, fmt.Sprintf("rank %d: RESULT of batch %d from rank %d: %v", r.k.rank, pinned.ID, from, err), err)
+			r.failRunning(from, s, KindWire, fmt.Sprintf("rank %d: RESULT of batch %d from rank %d: %v", r.k.Rank, pinned.ID, from, err), err)
 			return
 		}
 		r.mu.Lock()
@@ -833,7 +834,7 @@ func (r *rootLoop[T, U]) decodeResults(from int, pinned sched.Batch, indices []i
 		}
 		return true, 0
 	}
-	me := r.k.rank
+	me := r.k.Rank
 	p, known := wire.ItemPosition(err)
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -3,6 +3,7 @@ package hataori
 import (
 	"reflect"
 	"runtime"
+	"sync"
 	"sync/atomic"
 )
 
@@ -123,4 +124,145 @@ func (d *Domain) workerStarting() {
 func (d *Domain) workerExited() {
 	liveWorkers.Add(-1)
 	d.wg.Done()
+}
+
+// Parallel runs body(i) for every i in [0, n) on the domain's workers and
+// returns when all have returned. It is the explicit handle through which
+// an Inner item uses the whole domain: it is valid only while d is lent to
+// an Inner item (MapIn with Inner, or a Pmap batch in Inner mode), from
+// the item's goroutine or a goroutine it started, one Parallel call at a
+// time.
+//
+// It fails with ErrNoDomain for a nil domain, ErrWorkerEntry when called
+// from a worker of any domain, ErrNotLent (ErrDomainClosed after Close)
+// when no Inner item holds d, and ErrDomainBusy while another Parallel
+// call on d is running. Indices are handed out one at a time, so body
+// calls may finish in any order; body must synchronise what it shares.
+//
+// A panic in body stops the handing out of indices and, after every worker
+// has finished, is re-raised on the caller as a *PanicError (which MapIn
+// in turn re-raises on its caller).
+func (d *Domain) Parallel(n int, body func(i int)) error {
+	if !d.made() {
+		return ErrNoDomain
+	}
+	if body == nil {
+		return ErrNilCallback
+	}
+	if onWorker() {
+		return ErrWorkerEntry
+	}
+	if !d.lent.Load() {
+		if d.closed.Load() {
+			return ErrDomainClosed
+		}
+		return ErrNotLent
+	}
+	if !d.parBusy.CompareAndSwap(false, true) {
+		return ErrDomainBusy
+	}
+	defer d.parBusy.Store(false)
+	if n <= 0 {
+		return nil
+	}
+	done := make(chan struct{})
+	t := newIndexTask(n, func(_, i int) { body(i) }, func() { close(done) })
+	d.launch(t, Outer, false)
+	<-done
+	if t.panic != nil {
+		repanic(t.panic)
+	}
+	return nil
+}
+
+// indexTask is the one unit of work the workers run, for MapIn, Parallel
+// and the domain executors alike: it hands out the indices 0..n-1, one at a
+// time, to every goroutine running runOn, until they are exhausted or stop
+// is set. A panic (or runtime.Goexit) in body is recorded, stops the
+// handing out, and ends that goroutine's share; onDone runs once, after the
+// last share has ended.
+type indexTask struct {
+	next   atomic.Int64
+	_      [56]byte // keep the hot counter on its own cache line
+	stop   atomic.Bool
+	active atomic.Int32 // shares still running
+	n      int64
+	body   func(slot, i int)
+	loop   func(slot int) // replaces the loop below, calling no body (MapIn)
+	onDone func()
+
+	mu    sync.Mutex
+	panic *PanicError // the first panic, read after onDone
+}
+
+func newIndexTask(n int, body func(slot, i int), onDone func()) *indexTask {
+	return &indexTask{n: int64(n), body: body, onDone: onDone}
+}
+
+func (t *indexTask) runOn(slot int) {
+	normal := false
+	defer func() {
+		if !normal {
+			t.fail(recover())
+		}
+		if t.active.Add(-1) == 0 {
+			t.onDone()
+		}
+	}()
+	if t.loop != nil {
+		t.loop(slot)
+	} else {
+		for !t.stop.Load() {
+			i := t.next.Add(1) - 1
+			if i >= t.n {
+				break
+			}
+			t.body(slot, int(i))
+		}
+	}
+	normal = true
+}
+
+// fail records a panic (or Goexit, r == nil). It is called from the
+// deferred function that recovered, so the stack still shows the panic.
+func (t *indexTask) fail(r any) {
+	t.stop.Store(true)
+	p := capturePanic(r)
+	t.mu.Lock()
+	if t.panic == nil {
+		t.panic = p
+	}
+	t.mu.Unlock()
+}
+
+// launch runs t as mode says: Sequential on worker 0; Outer shared by
+// min(n, workers) workers; Inner on one goroutine that is not a worker,
+// the caller's own when inline is set (else a new one), with the domain
+// lent for Parallel until just before onDone. The caller holds d's
+// admission; launch returns at once unless inline is set.
+func (d *Domain) launch(t *indexTask, mode LocalMode, inline bool) {
+	switch mode {
+	case Outer:
+		k := max(1, min(int(t.n), len(d.workers)))
+		t.active.Store(int32(k))
+		for _, w := range d.workers[:k] {
+			w.jobs <- t
+		}
+	case Inner:
+		t.active.Store(1)
+		done := t.onDone
+		t.onDone = func() {
+			d.lent.Store(false)
+			done()
+		}
+		d.lent.Store(true)
+		if inline {
+			t.runOn(0)
+		} else {
+			go t.runOn(0)
+		}
+	default:
+		t.active.Store(1)
+		d.workers[0].jobs <- t
+	}
 }

@@ -1,4 +1,4 @@
-package hataori
+package coll
 
 import (
 	"runtime"
@@ -29,57 +29,57 @@ func politeDup(h mpi.Handle) (mpi.Handle, error) {
 	reduce, idup := mpi.Polite()
 	if idup {
 		d := new(mpi.Handle) // heap: MPI writes it when the request completes
-		err := waitPolite(mpi.Idup(h, d))
+		err := WaitPolite(mpi.Idup(h, d))
 		out := *d
 		runtime.KeepAlive(d)
 		return out, err
 	}
 	if reduce {
-		if err := waitPolite(mpi.Ibarrier(h)); err != nil {
+		if err := WaitPolite(mpi.Ibarrier(h)); err != nil {
 			return 0, err
 		}
 	}
 	return mpi.Dup(h)
 }
 
-// allreduceMin returns the elementwise minimum of in over the call's
+// AllreduceMin returns the elementwise minimum of in over the call's
 // communicator, in one reduction. in reaches MPI through an unsafe pointer,
 // so it lives on the heap; it and the result stay referenced until the
 // request has completed.
-func (k *collective) allreduceMin(in []int64) ([]int64, error) {
+func (k *Coll) AllreduceMin(in []int64) ([]int64, error) {
 	out := make([]int64, len(in))
 	if reduce, _ := mpi.Polite(); !reduce {
-		return out, mpi.AllreduceMinInt64s(k.comm, in, out)
+		return out, mpi.AllreduceMinInt64s(k.Comm, in, out)
 	}
-	err := waitPolite(mpi.IallreduceMinInt64s(k.comm, in, out))
+	err := WaitPolite(mpi.IallreduceMinInt64s(k.Comm, in, out))
 	runtime.KeepAlive(in)
 	runtime.KeepAlive(out)
 	return out, err
 }
 
-// collectiveSpin is how long waitPolite spins before it sleeps: longer
-// than an idle coordinator's spinFor, since a control collective with
+// collectiveSpin is how long WaitPolite spins before it sleeps: longer
+// than an idle coordinator's SpinFor, since a control collective with
 // every rank present completes within a few microseconds of the last
 // arrival, and a wait this short costs the late ranks little.
 const collectiveSpin = 100 * time.Microsecond
 
-// waitPolite tests the request r that a nonblocking call just started
+// WaitPolite tests the request r that a nonblocking call just started
 // (err: the call's error, returned as is) until it completes, spinning
 // briefly and then sleeping between tests. The collective call set a fine
-// timer slack for its whole duration (enterCollective). While the call's
+// timer slack for its whole duration (hataori's enterCollective). While the call's
 // entry bound runs (the duplicate and the preflight reduction), a wait that
 // outlasts it aborts the job (checkEntry).
-func waitPolite(r mpi.Request, err error) error {
+func WaitPolite(r mpi.Request, err error) error {
 	if err != nil {
 		return err
 	}
-	b := backoff{spin: collectiveSpin}
+	b := Backoff{spin: collectiveSpin}
 	for {
 		done, err := mpi.Test(&r)
 		if err != nil || done {
 			return err
 		}
-		b.wait(true, nil, nil)
+		b.Wait(true, nil, nil)
 		if !entry.deadline.IsZero() {
 			checkEntry(time.Now())
 		}

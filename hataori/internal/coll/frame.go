@@ -1,4 +1,4 @@
-package hataori
+package coll
 
 import (
 	"encoding/binary"
@@ -13,17 +13,17 @@ import (
 // Sending header and payload as one message lets the receiver size it with
 // MPI_Probe/MPI_Get_count and receive it whole, malformed or not.
 
-// sendFrame sends buf (a frame: a header filled by wire.Header.Put, then
+// SendFrame sends buf (a frame: a header filled by wire.Header.Put, then
 // its payload) to dest as one message. A frame longer than wire.MaxBytes is
 // a *wire.Error and nothing is sent; any other error is an MPI failure.
-func (k *collective) sendFrame(dest, tag int, buf []byte) error {
+func (k *Coll) SendFrame(dest, tag int, buf []byte) error {
 	if int64(len(buf)) > wire.MaxBytes || len(buf) < wire.HeaderSize {
 		return &wire.Error{Kind: wire.ErrLength, Detail: fmt.Sprintf("frame of %d bytes outside [%d, %d]", len(buf), wire.HeaderSize, wire.MaxBytes)}
 	}
-	return mpi.Send(k.comm, buf, dest, tag)
+	return mpi.Send(k.Comm, buf, dest, tag)
 }
 
-// recvFrame receives the next frame from src (a rank, or mpi.AnySource())
+// RecvFrame receives the next frame from src (a rank, or mpi.AnySource())
 // with tag. It probes the message, checks its size, receives it whole (so
 // its sender never stays blocked, even when the frame is malformed), then
 // parses the header and checks that the announced payload length matches.
@@ -38,16 +38,16 @@ func (k *collective) sendFrame(dest, tag int, buf []byte) error {
 // sent. A message larger than wire.MaxBytes (possible only when a test
 // lowers it) is still received, to release its sender, and reported as
 // wire.ErrLength.
-func (k *collective) recvFrame(src, tag int) (wire.Header, []byte, int, error) {
-	st, err := mpi.Probe(k.comm, src, tag)
+func (k *Coll) RecvFrame(src, tag int) (wire.Header, []byte, int, error) {
+	st, err := mpi.Probe(k.Comm, src, tag)
 	if err != nil {
 		return wire.Header{}, nil, -1, err
 	}
 	if st.Count < 0 {
 		return wire.Header{}, nil, st.Source, fmt.Errorf("MPI_Get_count reported %d bytes", st.Count)
 	}
-	buf := frameBuffer(st.Count)
-	rs, err := mpi.Recv(k.comm, buf, st.Source, st.Tag)
+	buf := FrameBuffer(st.Count)
+	rs, err := mpi.Recv(k.Comm, buf, st.Source, st.Tag)
 	if err != nil {
 		return wire.Header{}, nil, st.Source, err
 	}
@@ -78,7 +78,11 @@ func (k *collective) recvFrame(src, tag int) (wire.Header, []byte, int, error) {
 	return h, buf[wire.HeaderSize:], st.Source, nil
 }
 
-// frameBuffer returns a new buffer for receiving a frame of n bytes, placed
+// IndexBytes is the size of one raw item index in a Pmap TASK or RESULT
+// (the first thing of its payload): FrameBuffer places a frame after it.
+const IndexBytes = 8
+
+// FrameBuffer returns a new buffer for receiving a frame of n bytes, placed
 // (wire.AlignPad) so that the data of the first bulk value of a Pmap TASK
 // or RESULT is 8-byte aligned, so wire.DecodeItemsOwned can alias it
 // instead of copying it. The placement is exact for a one-item frame
@@ -86,22 +90,22 @@ func (k *collective) recvFrame(src, tag int) (wire.Header, []byte, int, error) {
 // more items the bin header's size is a guess from the payload size, right
 // whenever the first value's data exceeds 64 KiB; otherwise the value may
 // be copied, which is correct too, and cheap at that size.
-func frameBuffer(n int) []byte {
-	const off = wire.HeaderSize + indexBytes
+func FrameBuffer(n int) []byte {
+	const off = wire.HeaderSize + IndexBytes
 	pad := wire.AlignPad(off, n-off)
 	return make([]byte, pad+n)[pad:]
 }
 
-// iprobe reports whether a message with tag is waiting from any source, and
+// Iprobe reports whether a message with tag is waiting from any source, and
 // from which rank. On a miss it probes once more: Open MPI's ob1 (and
 // MPICH) try to match before they progress the transport, so the first
 // MPI_Iprobe after the coordinator slept misses a message that arrived
 // meanwhile and only the second sees it; without this, detecting it cost a
 // second back-off sleep (READY to TASK took about 260 µs instead of about
 // 105 µs here).
-func (k *collective) iprobe(tag int) (bool, int, error) {
+func (k *Coll) Iprobe(tag int) (bool, int, error) {
 	for range 2 {
-		ok, st, err := mpi.Iprobe(k.comm, mpi.AnySource(), tag)
+		ok, st, err := mpi.Iprobe(k.Comm, mpi.AnySource(), tag)
 		if err != nil {
 			return false, -1, err
 		}
@@ -110,4 +114,69 @@ func (k *collective) iprobe(tag int) (bool, int, error) {
 		}
 	}
 	return false, -1, nil
+}
+
+// A split frame is two MPI messages from the same sender: the head (a
+// wire.Header, then the start of the payload) with tag headTag, then the
+// body (the rest of the payload, possibly empty) with tag headTag+1. The
+// body is always sent, even when empty, so a receiver receives exactly two
+// messages whatever the head says, and a bulk value's body goes from the
+// sender's slice into the receiver's new slice with no copy on either side
+// (see wire.SplitValue). The data collectives use split frames.
+
+// SplitFrame encodes v as a split frame with header h (Len filled in).
+func SplitFrame[T any](h wire.Header, v T) (head, body []byte, err error) {
+	head, body, err = wire.SplitValue(make([]byte, wire.HeaderSize, wire.HeaderSize+8), v)
+	if err != nil {
+		return nil, nil, err
+	}
+	h.Len = uint64(len(head) - wire.HeaderSize + len(body))
+	h.Put(head)
+	return head, body, nil
+}
+
+// SendSplit sends a split frame to dest. Errors are MPI failures.
+func (k *Coll) SendSplit(dest, headTag int, head, body []byte) error {
+	if err := mpi.Send(k.Comm, head, dest, headTag); err != nil {
+		return err
+	}
+	return mpi.Send(k.Comm, body, dest, headTag+1)
+}
+
+// RecvSplit receives a split frame from src: both messages, always, sized
+// by MPI_Probe, the body straight into a new T when T takes the bulk path.
+// It then checks the header and the announced length and decodes the value.
+// A malformed frame or payload yields a *wire.Error (both messages have
+// been consumed); any other error is an MPI failure.
+func RecvSplit[T any](k *Coll, src, headTag int) (wire.Header, T, error) {
+	var zero T
+	st, err := mpi.Probe(k.Comm, src, headTag)
+	if err != nil {
+		return wire.Header{}, zero, err
+	}
+	head := make([]byte, max(st.Count, 0))
+	if _, err := mpi.Recv(k.Comm, head, st.Source, headTag); err != nil {
+		return wire.Header{}, zero, err
+	}
+	bst, err := mpi.Probe(k.Comm, st.Source, headTag+1)
+	if err != nil {
+		return wire.Header{}, zero, err
+	}
+	v, body := wire.BodyBuffer[T](bst.Count)
+	if _, err := mpi.Recv(k.Comm, body, st.Source, headTag+1); err != nil {
+		return wire.Header{}, zero, err
+	}
+	if total := int64(len(head)) + int64(len(body)); total > wire.MaxBytes {
+		return wire.Header{}, zero, &wire.Error{Kind: wire.ErrLength, Detail: fmt.Sprintf("frame of %d bytes exceeds limit %d", total, wire.MaxBytes)}
+	}
+	h, err := wire.ParseHeader(head)
+	if err != nil {
+		return wire.Header{}, zero, err
+	}
+	if h.Len != uint64(len(head)-wire.HeaderSize+len(body)) {
+		return h, zero, &wire.Error{Kind: wire.ErrLength, Detail: fmt.Sprintf(
+			"header announces %d payload bytes, frame carries %d", h.Len, len(head)-wire.HeaderSize+len(body))}
+	}
+	v, err = wire.JoinValue(head[wire.HeaderSize:], v, body)
+	return h, v, err
 }

@@ -1,4 +1,4 @@
-package hataori
+package coll
 
 import (
 	"runtime"
@@ -14,16 +14,16 @@ import (
 // system call (the wait then returns at once, unwoken), so it tries a few
 // times and needs one wake.
 func TestKickSignalEndsWait(t *testing.T) {
-	var k kick
+	var k Kick
 	for range 50 {
-		seen := k.seq()
+		seen := k.Seq()
 		woken := make(chan bool)
-		go func() { woken <- k.wait(seen, 10*time.Second) }()
+		go func() { woken <- k.Wait(seen, 10*time.Second) }()
 		for k.waiters.Load() == 0 {
 			time.Sleep(100 * time.Microsecond)
 		}
 		time.Sleep(time.Millisecond)
-		k.signal()
+		k.Signal()
 		select {
 		case w := <-woken:
 			if w {
@@ -37,20 +37,20 @@ func TestKickSignalEndsWait(t *testing.T) {
 }
 
 func TestKickSignalBeforeWait(t *testing.T) {
-	var k kick
-	seen := k.seq()
-	k.signal() // between the waiter's check and its wait
+	var k Kick
+	seen := k.Seq()
+	k.Signal() // between the waiter's check and its wait
 	t0 := time.Now()
-	k.wait(seen, 10*time.Second)
+	k.Wait(seen, 10*time.Second)
 	if el := time.Since(t0); el > 5*time.Second {
 		t.Fatalf("wait after a signal took %v: the signal was lost", el)
 	}
 }
 
 func TestKickTimeout(t *testing.T) {
-	var k kick
+	var k Kick
 	t0 := time.Now()
-	k.wait(k.seq(), 3*time.Millisecond)
+	k.Wait(k.Seq(), 3*time.Millisecond)
 	if el := time.Since(t0); el < 2*time.Millisecond {
 		t.Fatalf("wait without a signal returned after %v, want about 3 ms", el)
 	}
@@ -60,7 +60,7 @@ func TestKickTimeout(t *testing.T) {
 // with a signal each; every item must be seen with no wait running into
 // its (long) timeout.
 func TestKickNoLostSignal(t *testing.T) {
-	var k kick
+	var k Kick
 	var mu sync.Mutex
 	queued, taken := 0, 0
 	const n = 20000
@@ -69,18 +69,18 @@ func TestKickNoLostSignal(t *testing.T) {
 			mu.Lock()
 			queued++
 			mu.Unlock()
-			k.signal()
+			k.Signal()
 		}
 	}()
 	t0 := time.Now()
 	for taken < n {
-		seen := k.seq()
+		seen := k.Seq()
 		mu.Lock()
 		avail := queued - taken
 		taken += avail
 		mu.Unlock()
 		if avail == 0 {
-			k.wait(seen, 10*time.Second)
+			k.Wait(seen, 10*time.Second)
 		}
 		if time.Since(t0) > 5*time.Second {
 			t.Fatalf("took %d of %d items in 5 s: a signal was lost", taken, n)
@@ -89,7 +89,7 @@ func TestKickNoLostSignal(t *testing.T) {
 }
 
 // TestKickSignalOneNoLostItem is the remote slots' hand-off (nextJob):
-// several consumers wait on one kick for items a producer queues one at a
+// several consumers wait on one Kick for items a producer queues one at a
 // time, each with signalOne, which wakes one waiter only. The producer
 // queues the next item only once the last was taken and every consumer
 // waits again, so every item needs a wake-up: one that was lost would
@@ -99,7 +99,7 @@ func TestKickSignalOneNoLostItem(t *testing.T) {
 	const consumers, n = 3, 2000
 	// A raw futex wait keeps its P: leave one for the producer.
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(consumers + 1))
-	var k kick
+	var k Kick
 	var queued, taken atomic.Int64
 	var stop atomic.Bool
 	var wg sync.WaitGroup
@@ -108,11 +108,11 @@ func TestKickSignalOneNoLostItem(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for !stop.Load() {
-				seen := k.seq()
+				seen := k.Seq()
 				if q := queued.Load(); taken.Load() < q && taken.CompareAndSwap(q-1, q) {
 					continue
 				}
-				k.wait(seen, 10*time.Second)
+				k.Wait(seen, 10*time.Second)
 			}
 		}()
 	}
@@ -122,11 +122,11 @@ func TestKickSignalOneNoLostItem(t *testing.T) {
 			runtime.Gosched()
 		}
 		queued.Store(i)
-		k.signalOne()
+		k.SignalOne()
 		for taken.Load() < i {
 			if time.Since(t0) > 5*time.Second {
 				stop.Store(true)
-				k.signal()
+				k.Signal()
 				wg.Wait()
 				t.Fatalf("item %d of %d not taken after 5 s: a wake-up was lost", i, n)
 			}
@@ -134,6 +134,6 @@ func TestKickSignalOneNoLostItem(t *testing.T) {
 		}
 	}
 	stop.Store(true)
-	k.signal()
+	k.Signal()
 	wg.Wait()
 }

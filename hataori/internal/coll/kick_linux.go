@@ -1,6 +1,6 @@
 //go:build linux
 
-package hataori
+package coll
 
 import (
 	"sync/atomic"
@@ -10,12 +10,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// kick is an event count that one goroutine waits on with a timeout and
+// Kick is an event count that one goroutine waits on with a timeout and
 // others signal, through raw futex system calls: the runtime is not told,
 // so the waiter keeps its thread and P and a wake-up costs one futex wake
 // and one context switch (2–4 µs here), not the scheduler's hand-off of a
 // P between threads (10–25 µs here, with spinning threads on a shared
-// core). Like threadSleep, a wait is bounded (by the caller's timeout), so
+// core). Like ThreadSleep, a wait is bounded (by the caller's timeout), so
 // a stop-the-world waits at most that long.
 //
 // A waiter reads the count with seq, checks its condition, and calls wait
@@ -29,18 +29,18 @@ const (
 	futexWakePrivate = 1 | 128
 )
 
-type kick struct {
+type Kick struct {
 	n       atomic.Uint32
 	waiters atomic.Int32
 }
 
-func (k *kick) seq() uint32 { return k.n.Load() }
+func (k *Kick) Seq() uint32 { return k.n.Load() }
 
-// wait blocks the calling thread until the count differs from seen, for at
+// Wait blocks the calling thread until the count differs from seen, for at
 // most d; it may return earlier (a signal to the thread, such as the
 // runtime's preemption, ends it), so callers check their condition again.
 // It reports whether a signal call woke it.
-func (k *kick) wait(seen uint32, d time.Duration) bool {
+func (k *Kick) Wait(seen uint32, d time.Duration) bool {
 	if k.n.Load() != seen {
 		return false
 	}
@@ -51,16 +51,16 @@ func (k *kick) wait(seen uint32, d time.Duration) bool {
 	return errno == 0
 }
 
-// signal advances the count and wakes the waiters.
-func (k *kick) signal() { k.wake(1 << 30) }
+// Signal advances the count and wakes the waiters.
+func (k *Kick) Signal() { k.wake(1 << 30) }
 
-// signalOne advances the count and wakes one waiter: for one new item that
+// SignalOne advances the count and wakes one waiter: for one new item that
 // any of several waiters may take (the others would only go back to
 // sleep). A waiter that is not yet in its system call sees the count
 // change and does not sleep.
-func (k *kick) signalOne() { k.wake(1) }
+func (k *Kick) SignalOne() { k.wake(1) }
 
-func (k *kick) wake(n int) {
+func (k *Kick) wake(n int) {
 	k.n.Add(1)
 	if k.waiters.Load() > 0 {
 		_, _, _ = unix.RawSyscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(&k.n)), futexWakePrivate, uintptr(n), 0, 0, 0)
