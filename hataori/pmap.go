@@ -150,17 +150,7 @@ func Pmap[T, U any](ctx context.Context, comm Comm, d *Domain, opts Options, roo
 // [KindCanceled].
 func PmapContext[T, U any](ctx context.Context, comm Comm, d *Domain, opts Options, rootItems Maybe[[]T], f func(ctx context.Context, item T) (U, error)) ([]U, error) {
 	if d != nil && d.foreign != nil {
-		// A carrier domain of package lanes: its callback takes the slot.
-		// A nil fn is a nil lanes callback: refused in the preflight.
-		if d.foreign.fn == nil {
-			g := func(context.Context, int, T) (U, error) { var zero U; return zero, ErrNilCallback }
-			return pmapOn(ctx, comm, d.foreign.exec, opts, rootItems, g, false, &failure{Code: failDomain, Err: ErrNilCallback, Message: ErrNilCallback.Error()})
-		}
-		g, _ := d.foreign.fn.(func(context.Context, int, T) (U, error))
-		if g == nil {
-			panic("hataori: internal error: lanes callback of the wrong type")
-		}
-		return pmapOn(ctx, comm, d.foreign.exec, opts, rootItems, g, false, nil)
+		return pmapForeign[T, U](ctx, comm, d.foreign, opts, rootItems)
 	}
 	var exec slot.Executor
 	var extra *failure

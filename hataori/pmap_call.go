@@ -113,23 +113,3 @@ func restoreGOMAXPROCS(old int) {
 		runtime.GOMAXPROCS(old)
 	}
 }
-
-// foreignExec is what a carrier domain of package lanes holds: the lanes'
-// executor and the Pmap callback, which takes the slot (the lane index).
-type foreignExec struct {
-	exec slot.Executor
-	fn   any // func(slot int, item T) (U, error)
-}
-
-func init() {
-	slot.Carrier = func(exec slot.Executor, fn any) any {
-		return &Domain{id: -1, foreign: &foreignExec{exec: exec, fn: fn}}
-	}
-	slot.MapError = func(i int, err error) error { return newMapError(i, err) }
-	slot.CapturePanic = func(lane int, r any) any {
-		p := capturePanic(r)
-		p.Lane = lane
-		return p
-	}
-	slot.Repanic = func(p any) { repanic(p.(*PanicError)) }
-}

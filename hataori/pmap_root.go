@@ -225,130 +225,6 @@ func (r *rootLoop[T, U]) collectMissing() {
 	}
 }
 
-// serve is the loop of root slot s, on that slot's goroutine.
-func (r *rootLoop[T, U]) serve(s int) {
-	if r.timing {
-		r.meters[s].begin = time.Since(r.c.t0)
-	}
-	var run slotRun
-	for r.step(s, &run) {
-	}
-}
-
-// step completes run's batch (if any), takes the slot's next one and
-// evaluates it; it reports false once the slot has stopped (or a callback
-// panicked: the coordinator aborts the job).
-func (r *rootLoop[T, U]) step(s int, run *slotRun) bool {
-	if !r.next(s, run) {
-		return false
-	}
-	b := run.b
-	tracef("root-batch-start slot=%d batch=%d", s, b.ID)
-	var t0 time.Duration
-	if r.spans {
-		t0 = time.Since(r.c.t0)
-	}
-	r.computing.Add(1)
-	o, ok := evalBatch(r.c.cctx, r.c.f, s, r.items[b.Start:b.End()], r.out[b.Start:b.End()], r.c.stopOnError, r.pan)
-	r.computing.Add(-1)
-	if r.spans {
-		m := &r.meters[s]
-		m.spans = append(m.spans, BatchSpan{Rank: r.k.Rank, Slot: s, Batch: b.ID, Start: b.Start, Count: b.Count, Begin: t0, End: time.Since(r.c.t0)})
-	}
-	tracef("root-batch-done slot=%d batch=%d", s, b.ID)
-	run.o = o
-	return ok
-}
-
-// next records the outcome of run's batch and dispatches slot s again, under
-// the scheduler lock. It reports false when the slot got STOP; the last of
-// the root's slots to stop drains the root.
-func (r *rootLoop[T, U]) next(s int, run *slotRun) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if run.done {
-		return false
-	}
-	if run.have {
-		run.have = false
-		ok := r.recordRoot(run.b, &run.o)
-		if err := r.sch.CompleteRoot(s, ok); err != nil {
-			r.setFatal(err)
-			return false
-		}
-		r.done.Add(int64(run.b.Count))
-		r.noteFailed()
-	}
-	d, b, err := r.sch.RootDispatch(s)
-	if err != nil {
-		r.setFatal(err)
-		return false
-	}
-	if d == sched.Stop {
-		run.done = true
-		if r.timing {
-			r.meters[s].end = time.Since(r.c.t0)
-		}
-		r.stopped++
-		if r.stopped == r.slots {
-			if err := r.sch.OnDrain(r.k.Rank); err != nil {
-				r.setFatal(err)
-				return false
-			}
-			tracef("root-drain")
-		}
-		r.checkFinished()
-		return false
-	}
-	run.have, run.b = true, b
-	return true
-}
-
-// recordRoot reports the failing items of a batch a root slot ran (under
-// mu) and returns whether the batch completes without failing the call:
-// under FailFast only a batch without a failing item; under CollectAll
-// every batch (each failed item goes to the list).
-func (r *rootLoop[T, U]) recordRoot(b sched.Batch, o *batchOutcome) bool {
-	if len(o.faults) == 0 {
-		return true
-	}
-	me := r.k.Rank
-	if !r.c.collect {
-		f := o.first()
-		i := b.Start + f.pos
-		if f.stopped {
-			r.rep.addCall(stoppedKey(len(r.items)), sched.ClassDrain, KindCanceled, stoppedMessage(me, i, f.err), f.err)
-		} else {
-			r.rep.addItem(i, sched.ClassUser, KindUser, errmsg.Bound(f.err.Error()), f.err)
-		}
-		r.failed.Add(1)
-		return false
-	}
-	for _, f := range o.faults {
-		i := b.Start + f.pos
-		kind, msg := KindUser, errmsg.Bound(f.err.Error())
-		if f.stopped {
-			kind, msg = KindCanceled, stoppedMessage(me, i, f.err)
-		} else {
-			r.rep.addItem(i, sched.ClassUser, KindUser, msg, f.err)
-		}
-		r.rep.note(ItemFailure{Index: i, Kind: kind, Rank: me, Message: msg, err: f.err})
-	}
-	r.failed.Add(int64(len(o.faults)))
-	return true
-}
-
-// stoppedKey is the task key of an item that failed with the call's own
-// cancellation: one past the call-level key N, so that it loses to the
-// failure (or the cancellation) that stopped the call on any rank.
-func stoppedKey(n int) int64 { return int64(n) + 1 }
-
-// stoppedMessage is the message of an item that failed with the call's own
-// cancellation.
-func stoppedMessage(rank, index int, err error) string {
-	return errmsg.Bound(fmt.Sprintf("rank %d: item %d stopped by the call's cancellation: %v", rank, index, err))
-}
-
 // noteFailed sets failing, and wakes the coordinator, the first time the
 // scheduler is seen failed (under mu).
 func (r *rootLoop[T, U]) noteFailed() {
@@ -431,7 +307,7 @@ func (r *rootLoop[T, U]) loop(inline bool) {
 			// goroutine, so first answer everything already waiting.
 			for n := 0; n < 2*r.k.Size && r.pollRemote(); n++ {
 			}
-			r.step(0, &r.inlineRun)
+			r.runInline()
 			progressed = true
 		}
 		if progressed {
@@ -867,4 +743,114 @@ func (r *rootLoop[T, U]) failRunning(from, s int, kind ErrorKind, msg string, er
 	})
 	r.done.Add(int64(b.Count))
 	r.addCallLocked(int64(b.Start), sched.ClassWire, kind, msg, err)
+}
+
+// dueTracker times the root coordinator's polls on a rank whose every CPU
+// computes (no spare CPU), where each timed wake-up of the coordinator
+// costs its core's slot about 10 µs here: rather than wake every back-off
+// step, the coordinator sleeps until the next remote RESULT is due, then
+// polls briefly for it, so that a remote slot gets its next TASK a few
+// microseconds after it finished rather than at the coordinator's next
+// back-off step (and the root's slot loses one wake-up per remote batch
+// instead of several). It still wakes at least every backoffMax, so no
+// message waits longer than the poll interval.
+//
+// It keeps, per remote slot, when its TASK was sent, and an estimate of
+// the time from TASK to RESULT: the lowest seen over the last window of
+// RESULTs (the coordinator sees a RESULT only when it polls, so an
+// observation is the true time or later). It is used only when at most
+// dueSlots remote slots take part. Coordinator only.
+type dueTracker struct {
+	first []int   // per rank, the index of its slot 0 in sent
+	sent  []int64 // per remote slot: when its TASK was sent (ns since the call's start), -1: none
+	cycle int64   // estimated TASK→RESULT time in ns (0: none measured yet)
+	low   int64   // the lowest observation of the current window
+	seen  int     // observations in the current window
+}
+
+const (
+	dueWindow = 32
+	dueSlots  = 16
+)
+
+// dueEarly is how much before a RESULT is due the coordinator wakes (its
+// timer's latency); dueSpin is how long past that it polls without
+// sleeping (ended by the RESULT).
+var (
+	dueEarly = 3 * time.Microsecond
+	dueSpin  = 10 * time.Microsecond
+)
+
+func newDueTracker(slots []int, root int) dueTracker {
+	d := dueTracker{first: make([]int, len(slots))}
+	n := 0
+	for r, s := range slots {
+		d.first[r] = n
+		if r != root {
+			n += s
+		}
+	}
+	if n > 0 && n <= dueSlots {
+		d.sent = make([]int64, n)
+		for i := range d.sent {
+			d.sent[i] = -1
+		}
+	}
+	return d
+}
+
+// active reports whether the tracker tracks anything (a zero tracker, or
+// one with no or too many remote slots, does not).
+func (d *dueTracker) active() bool { return len(d.sent) > 0 }
+
+// taskSent records that (rank, slot)'s TASK left at now.
+func (d *dueTracker) taskSent(rank, slot int, now int64) {
+	if d.active() {
+		d.sent[d.first[rank]+slot] = now
+	}
+}
+
+// resultIn records that (rank, slot)'s RESULT was received at now.
+func (d *dueTracker) resultIn(rank, slot int, now int64) {
+	if !d.active() {
+		return
+	}
+	i := d.first[rank] + slot
+	t := d.sent[i]
+	if t < 0 {
+		return
+	}
+	d.sent[i] = -1
+	c := now - t
+	if d.seen == 0 || c < d.low {
+		d.low = c
+	}
+	if d.cycle == 0 || c < d.cycle {
+		d.cycle = c
+	}
+	if d.seen++; d.seen == dueWindow {
+		// Aim a little early, so that the next window can see a RESULT
+		// that comes sooner than the estimate (a poll at the estimated
+		// time would only ever confirm it).
+		d.cycle, d.seen = d.low-d.low/16, 0
+	}
+}
+
+// next returns how long from now until the earliest outstanding RESULT is
+// due (negative: overdue by that much); ok is false when none is
+// outstanding or no estimate exists yet.
+func (d *dueTracker) next(now int64) (until time.Duration, ok bool) {
+	if !d.active() || d.cycle == 0 {
+		return 0, false
+	}
+	best := int64(-1)
+	for _, t := range d.sent {
+		if t >= 0 && (best < 0 || t < best) {
+			best = t
+		}
+	}
+	if best < 0 {
+		return 0, false
+	}
+	return time.Duration(best + d.cycle - now), true
 }

@@ -1,0 +1,47 @@
+package hataori
+
+import (
+	"context"
+
+	"github.com/hataori/hataori-go/internal/slot"
+)
+
+// The bridge to package lanes, which builds on hataori through the hooks
+// of internal/slot (so that neither package imports the other): a carrier
+// Domain holds the lanes' executor and callback (foreignExec), and
+// PmapContext hands such a domain to pmapForeign.
+
+// foreignExec is what a carrier domain of package lanes holds: the lanes'
+// executor and the Pmap callback, which takes the slot (the lane index).
+type foreignExec struct {
+	exec slot.Executor
+	fn   any // func(slot int, item T) (U, error)
+}
+
+func init() {
+	slot.Carrier = func(exec slot.Executor, fn any) any {
+		return &Domain{id: -1, foreign: &foreignExec{exec: exec, fn: fn}}
+	}
+	slot.MapError = func(i int, err error) error { return newMapError(i, err) }
+	slot.CapturePanic = func(lane int, r any) any {
+		p := capturePanic(r)
+		p.Lane = lane
+		return p
+	}
+	slot.Repanic = func(p any) { repanic(p.(*PanicError)) }
+}
+
+// pmapForeign is PmapContext on a carrier domain of package lanes (fe): its
+// callback takes the slot (the lane index). A nil fn is a nil lanes
+// callback: refused in the preflight.
+func pmapForeign[T, U any](ctx context.Context, comm Comm, fe *foreignExec, opts Options, rootItems Maybe[[]T]) ([]U, error) {
+	if fe.fn == nil {
+		g := func(context.Context, int, T) (U, error) { var zero U; return zero, ErrNilCallback }
+		return pmapOn(ctx, comm, fe.exec, opts, rootItems, g, false, &failure{Code: failDomain, Err: ErrNilCallback, Message: ErrNilCallback.Error()})
+	}
+	g, _ := fe.fn.(func(context.Context, int, T) (U, error))
+	if g == nil {
+		panic("hataori: internal error: lanes callback of the wrong type")
+	}
+	return pmapOn(ctx, comm, fe.exec, opts, rootItems, g, false, nil)
+}
