@@ -59,6 +59,6 @@ func checkEntry(now time.Time) {
 	}
 	AbortJob(ExitTimeout, fmt.Sprintf("%s waited %v for every rank of the communicator to enter %s (bound: %s or SetEntryTimeout, now %v): "+
 		"some rank did not enter the same collective call. It may have returned from it at once with a local error "+
-		"(ErrNotMainThread: %s; ErrWorkerEntry; ErrReentrant), called a different collective, or still be busy before it",
+		"(ErrNotMainThread: %s; ErrWorkerEntry; a collective call already active), called a different collective, or still be busy before it",
 		who, now.Sub(entry.since).Round(time.Millisecond), entry.op, EntryTimeoutEnv, entry.bound, MainThreadFix))
 }
