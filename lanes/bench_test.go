@@ -2,75 +2,12 @@ package lanes_test
 
 import (
 	"context"
-	"fmt"
-	"math"
-	"math/rand/v2"
 	"testing"
 	"time"
 
-	"gonum.org/v1/gonum/lapack"
-	"gonum.org/v1/gonum/lapack/lapack64"
-	"gonum.org/v1/gonum/mat"
-
+	"github.com/hataori/hataori-go/internal/workspace"
 	"github.com/hataori/hataori-go/lanes"
 )
-
-// gonumWorkspace is the benchmark's engine: the workload of the
-// lanes-gonum example (examples/lanes-gonum/workspace), copied here so
-// that the core package's tests import no example. For a seed, it returns
-// the largest eigenvalue of AᵀA for a random n×n matrix A, with every
-// buffer (A, AᵀA, eigenvalues, the LAPACK work buffer, the random source)
-// allocated once. Not safe for concurrent use: one lane's engine.
-type gonumWorkspace struct {
-	n    int
-	src  *rand.PCG
-	rng  *rand.Rand
-	a    *mat.Dense
-	gram *mat.SymDense
-	w    []float64
-	work []float64
-}
-
-// newGonumWorkspace returns a workspace for n×n matrices (n ≥ 1).
-func newGonumWorkspace(n int) (*gonumWorkspace, error) {
-	if n < 1 {
-		return nil, fmt.Errorf("workspace: matrix size %d, want at least 1", n)
-	}
-	src := rand.NewPCG(0, 0)
-	ws := &gonumWorkspace{
-		n: n, src: src, rng: rand.New(src),
-		a: mat.NewDense(n, n, nil), gram: mat.NewSymDense(n, nil), w: make([]float64, n),
-	}
-	query := []float64{0}
-	lapack64.Syev(lapack.EVNone, ws.gram.RawSymmetric(), ws.w, query, -1)
-	ws.work = make([]float64, int(query[0]))
-	return ws, nil
-}
-
-// TopEigen draws A from seed (entries uniform in [-1, 1)), forms AᵀA in
-// place and returns its largest eigenvalue, checked against the invariant
-// that the eigenvalues sum to ‖A‖²_F.
-func (ws *gonumWorkspace) TopEigen(seed uint64) (float64, error) {
-	ws.src.Seed(seed, 0x9e3779b97f4a7c15)
-	frob := 0.0
-	for i, data := 0, ws.a.RawMatrix().Data; i < len(data); i++ {
-		v := 2*ws.rng.Float64() - 1
-		data[i] = v
-		frob += v * v
-	}
-	ws.gram.SymOuterK(1, ws.a.T())
-	if !lapack64.Syev(lapack.EVNone, ws.gram.RawSymmetric(), ws.w, ws.work, len(ws.work)) {
-		return 0, fmt.Errorf("workspace: eigen-solver did not converge for seed %d", seed)
-	}
-	sum := 0.0
-	for _, v := range ws.w {
-		sum += v
-	}
-	if math.Abs(sum-frob) > 1e-9*frob {
-		return 0, fmt.Errorf("workspace: seed %d: eigenvalues sum to %g, want ‖A‖²_F = %g", seed, sum, frob)
-	}
-	return ws.w[ws.n-1], nil
-}
 
 // BenchmarkMapInLanesGonum measures, in the same run, the lanes-gonum
 // workload (eigenvalues of AᵀA for random 96×96 matrices, one seed per
@@ -79,9 +16,9 @@ func (ws *gonumWorkspace) TopEigen(seed uint64) (float64, error) {
 // speed-up metric compares measurements taken under the same machine load.
 func BenchmarkMapInLanesGonum(b *testing.B) {
 	const n, items = 96, 32
-	engines := make([]*gonumWorkspace, 2)
+	engines := make([]*workspace.Workspace, 2)
 	for i := range engines {
-		ws, err := newGonumWorkspace(n)
+		ws, err := workspace.New(n)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -110,7 +47,7 @@ func BenchmarkMapInLanesGonum(b *testing.B) {
 		loopTime += time.Since(start)
 
 		start = time.Now()
-		got, err := lanes.MapInLanes(context.Background(), l, seeds, func(s uint64, ws *gonumWorkspace) (float64, error) {
+		got, err := lanes.MapInLanes(context.Background(), l, seeds, func(s uint64, ws *workspace.Workspace) (float64, error) {
 			return ws.TopEigen(s)
 		})
 		lanesTime += time.Since(start)

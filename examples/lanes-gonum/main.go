@@ -29,7 +29,7 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/hataori/hataori-go/examples/lanes-gonum/workspace"
+	"github.com/hataori/hataori-go/internal/workspace"
 	"github.com/hataori/hataori-go/lanes"
 )
 

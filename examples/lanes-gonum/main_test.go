@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/hataori/hataori-go/examples/lanes-gonum/workspace"
+	"github.com/hataori/hataori-go/internal/workspace"
 	"github.com/hataori/hataori-go/lanes"
 )
 

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hataori/hataori-go/examples/lanes-gonum/workspace"
 	"github.com/hataori/hataori-go/hataori"
+	"github.com/hataori/hataori-go/internal/workspace"
 	"github.com/hataori/hataori-go/lanes"
 )
 

@@ -6,7 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/hataori/hataori-go/examples/lanes-gonum/workspace"
+	"github.com/hataori/hataori-go/internal/workspace"
 )
 
 func TestTopEigenMatchesSVD(t *testing.T) {

@@ -1,5 +1,5 @@
 // Package workspace is the numerical engine of the lanes-gonum example: a
-// gonum workspace whose buffers are allocated once and reused across items
+// gonum workspace (shared with the lanes benchmark) whose buffers are allocated once and reused across items
 // and across runs. One Workspace is one lane's engine.
 package workspace
 
