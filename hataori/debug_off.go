@@ -2,7 +2,7 @@
 
 package hataori
 
-import "github.com/hataori/hataori-go/hataori/internal/sched"
+import "github.com/hataori/hataori-go/internal/sched"
 
 // Without the hataoridebug tag the coordinator records no events and
 // traces nothing.

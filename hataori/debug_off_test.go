@@ -2,7 +2,7 @@
 
 package hataori
 
-import "github.com/hataori/hataori-go/hataori/internal/sched"
+import "github.com/hataori/hataori-go/internal/sched"
 
 // pmapRootStats is never called without the hataoridebug tag; tests that
 // set it check what it reports only when traceOn.

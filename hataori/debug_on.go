@@ -5,7 +5,7 @@ package hataori
 import (
 	"sync/atomic"
 
-	"github.com/hataori/hataori-go/hataori/internal/sched"
+	"github.com/hataori/hataori-go/internal/sched"
 )
 
 // traceOn enables tracef (the coordinator's events for pmapTrace) in

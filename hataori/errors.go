@@ -6,7 +6,7 @@ import (
 
 	"github.com/hataori/hataori-go/hataori/internal/mpi"
 	"github.com/hataori/hataori-go/hataori/internal/wire"
-	"github.com/hataori/hataori-go/internal/slot"
+	"github.com/hataori/hataori-go/internal/seam"
 )
 
 // Every public sentinel of package hataori is in this file, grouped by the
@@ -151,15 +151,15 @@ var (
 var ErrStopped = errors.New("hataori: the collective call is stopping")
 
 func init() {
-	for c, s := range map[slot.Cause]error{
-		slot.CauseDomainBusy: ErrDomainBusy, slot.CauseDomainClosed: ErrDomainClosed,
-		slot.CauseWorkerEntry: ErrWorkerEntry, slot.CauseInvalidMode: ErrInvalidMode,
-		slot.CauseNoDomain: ErrNoDomain, slot.CauseNotMainThread: ErrNotMainThread,
-		slot.CauseThreadLevel: ErrThreadSupport, slot.CauseOptionsDiffer: ErrOptionsDiffer,
-		slot.CauseInvalidOptions: ErrInvalidOptions, slot.CausePayload: ErrPayload,
-		slot.CauseCanceled: KindCanceled,
+	for c, s := range map[seam.Cause]error{
+		seam.CauseDomainBusy: ErrDomainBusy, seam.CauseDomainClosed: ErrDomainClosed,
+		seam.CauseWorkerEntry: ErrWorkerEntry, seam.CauseInvalidMode: ErrInvalidMode,
+		seam.CauseNoDomain: ErrNoDomain, seam.CauseNotMainThread: ErrNotMainThread,
+		seam.CauseThreadLevel: ErrThreadSupport, seam.CauseOptionsDiffer: ErrOptionsDiffer,
+		seam.CauseInvalidOptions: ErrInvalidOptions, seam.CausePayload: ErrPayload,
+		seam.CauseCanceled: KindCanceled,
 	} {
-		slot.Register(c, s)
+		seam.Register(c, s)
 	}
 }
 

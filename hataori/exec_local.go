@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/hataori/hataori-go/internal/slot"
+	"github.com/hataori/hataori-go/internal/seam"
 )
 
 // domainExec runs the slots of a collective call on a domain in one local
@@ -19,7 +19,7 @@ type domainExec struct {
 }
 
 // executor returns the slot executor of d in mode.
-func (d *Domain) executor(mode LocalMode) slot.Executor {
+func (d *Domain) executor(mode LocalMode) seam.Executor {
 	if d != nil && d.foreign != nil {
 		return d.foreign.exec
 	}

@@ -3,32 +3,32 @@ package hataori
 import (
 	"context"
 
-	"github.com/hataori/hataori-go/internal/slot"
+	"github.com/hataori/hataori-go/internal/seam"
 )
 
 // The bridge to package lanes, which builds on hataori through the hooks
-// of internal/slot (so that neither package imports the other): a carrier
+// of internal/seam (so that neither package imports the other): a carrier
 // Domain holds the lanes' executor and callback (foreignExec), and
 // PmapContext hands such a domain to pmapForeign.
 
 // foreignExec is what a carrier domain of package lanes holds: the lanes'
 // executor and the Pmap callback, which takes the slot (the lane index).
 type foreignExec struct {
-	exec slot.Executor
+	exec seam.Executor
 	fn   any // func(slot int, item T) (U, error)
 }
 
 func init() {
-	slot.Carrier = func(exec slot.Executor, fn any) any {
+	seam.Carrier = func(exec seam.Executor, fn any) any {
 		return &Domain{id: -1, foreign: &foreignExec{exec: exec, fn: fn}}
 	}
-	slot.MapError = func(i int, err error) error { return newMapError(i, err) }
-	slot.CapturePanic = func(lane int, r any) any {
+	seam.MapError = func(i int, err error) error { return newMapError(i, err) }
+	seam.CapturePanic = func(lane int, r any) any {
 		p := capturePanic(r)
 		p.Lane = lane
 		return p
 	}
-	slot.Repanic = func(p any) { repanic(p.(*PanicError)) }
+	seam.Repanic = func(p any) { repanic(p.(*PanicError)) }
 }
 
 // pmapForeign is PmapContext on a carrier domain of package lanes (fe): its

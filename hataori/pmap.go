@@ -8,8 +8,8 @@ import (
 
 	"github.com/hataori/hataori-go/hataori/internal/coll"
 	"github.com/hataori/hataori-go/hataori/internal/mpi"
-	"github.com/hataori/hataori-go/hataori/internal/sched"
-	"github.com/hataori/hataori-go/internal/slot"
+	"github.com/hataori/hataori-go/internal/sched"
+	"github.com/hataori/hataori-go/internal/seam"
 )
 
 // Options configures one [Pmap] or [PmapContext] call (and lanes.PmapLanes).
@@ -152,7 +152,7 @@ func PmapContext[T, U any](ctx context.Context, comm Comm, d *Domain, opts Optio
 	if d != nil && d.foreign != nil {
 		return pmapForeign[T, U](ctx, comm, d.foreign, opts, rootItems)
 	}
-	var exec slot.Executor
+	var exec seam.Executor
 	var extra *failure
 	if f == nil {
 		// Refused in the preflight, on every rank, before any item runs.
@@ -201,7 +201,7 @@ type call[T, U any] struct {
 	callStats  *CallStats   // what the root fills opts.Stats with
 }
 
-func pmapOn[T, U any](ctx context.Context, comm Comm, exec slot.Executor, opts Options, rootItems Maybe[[]T], f itemFunc[T, U], stopOnError bool, extra *failure) ([]U, error) {
+func pmapOn[T, U any](ctx context.Context, comm Comm, exec seam.Executor, opts Options, rootItems Maybe[[]T], f itemFunc[T, U], stopOnError bool, extra *failure) ([]U, error) {
 	exit, err := enterCollective("Pmap")
 	if err != nil {
 		if errors.Is(err, errReentrant) {
@@ -243,7 +243,7 @@ func pmapOn[T, U any](ctx context.Context, comm Comm, exec slot.Executor, opts O
 
 // newCall builds the state of one Pmap call on k, run by exec with opts;
 // items are the root's (nil elsewhere).
-func newCall[T, U any](ctx context.Context, k *coll.Coll, exec slot.Executor, opts *Options, items []T, f itemFunc[T, U], stopOnError bool) *call[T, U] {
+func newCall[T, U any](ctx context.Context, k *coll.Coll, exec seam.Executor, opts *Options, items []T, f itemFunc[T, U], stopOnError bool) *call[T, U] {
 	collect := opts.OnError == CollectAll
 	cpus := len(allowedCPUs())
 	c := &call[T, U]{
@@ -267,7 +267,7 @@ func newCall[T, U any](ctx context.Context, k *coll.Coll, exec slot.Executor, op
 // still runs (with that error), so that every rank returns the same
 // error. present tells whether this rank passed root items; extra is a
 // failure the caller found before the call.
-func (c *call[T, U]) runOn(exec slot.Executor, opts *Options, present bool, extra *failure) (pf error) {
+func (c *call[T, U]) runOn(exec seam.Executor, opts *Options, present bool, extra *failure) (pf error) {
 	ran := false
 	st := newSlotStart()
 	coord := func() {

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/hataori/hataori-go/hataori/internal/wire"
-	"github.com/hataori/hataori-go/internal/slot"
+	"github.com/hataori/hataori-go/internal/seam"
 )
 
 // The error names the item, and Failed searches the CollectAll list.
@@ -61,16 +61,16 @@ func TestOptionsDiff(t *testing.T) {
 func TestPreflightCauseNumbers(t *testing.T) {
 	for _, s := range []error{ErrDomainBusy, ErrDomainClosed, ErrWorkerEntry, ErrInvalidMode, ErrNoDomain, ErrNotMainThread,
 		ErrThreadSupport, ErrOptionsDiffer, ErrInvalidOptions, ErrPayload, KindCanceled} {
-		c := slot.CauseOf(errors.Join(errors.New("context"), s))
-		if c == slot.NoCause || slot.Sentinel(c) != s {
-			t.Errorf("%v: cause %d gives %v", s, c, slot.Sentinel(c))
+		c := seam.CauseOf(errors.Join(errors.New("context"), s))
+		if c == seam.NoCause || seam.Sentinel(c) != s {
+			t.Errorf("%v: cause %d gives %v", s, c, seam.Sentinel(c))
 		}
 	}
-	if slot.CauseOf(errors.New("other")) != slot.NoCause || slot.Sentinel(200) != nil {
+	if seam.CauseOf(errors.New("other")) != seam.NoCause || seam.Sentinel(200) != nil {
 		t.Fatal("an unknown cause")
 	}
 	// The agreed failure rebuilds the sentinel from the number alone.
-	a := &agreedFailure{Code: failBusy, Cause: slot.Sentinel(slot.CauseOf(ErrDomainBusy))}
+	a := &agreedFailure{Code: failBusy, Cause: seam.Sentinel(seam.CauseOf(ErrDomainBusy))}
 	if !errors.Is(preflightCause(a), ErrDomainBusy) {
 		t.Fatal("no cause rebuilt")
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/hataori/hataori-go/hataori/internal/coll"
 	"github.com/hataori/hataori-go/hataori/internal/wire"
-	"github.com/hataori/hataori-go/internal/slot"
+	"github.com/hataori/hataori-go/internal/seam"
 )
 
 // run runs this rank's side of a call whose preflight passed; slots is
@@ -88,7 +88,7 @@ func (s *slotStart) work(slot int) {
 // returns restores it (restoreGOMAXPROCS). A call that finds GOMAXPROCS
 // high enough changes nothing (no stop-the-world). (The coordinator's fine
 // timer slack comes with the collective call itself: enterCollective.)
-func keepCoordinatorResponsive(exec slot.Executor) (restore func()) {
+func keepCoordinatorResponsive(exec seam.Executor) (restore func()) {
 	need := exec.Threads() + 1
 	old := runtime.GOMAXPROCS(0)
 	if !exec.Offloads() || old >= need {

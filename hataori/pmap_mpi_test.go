@@ -14,9 +14,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/hataori/hataori-go/hataori/internal/errmsg"
-	"github.com/hataori/hataori-go/hataori/internal/sched"
 	"github.com/hataori/hataori-go/hataori/internal/wire"
 	"github.com/hataori/hataori-go/hataori/mpitest"
+	"github.com/hataori/hataori-go/internal/sched"
 )
 
 // TestPmapMPI checks scheduling, ordering and exactly-once execution over

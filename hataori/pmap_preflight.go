@@ -10,7 +10,7 @@ import (
 	"github.com/hataori/hataori-go/hataori/internal/coll"
 	"github.com/hataori/hataori-go/hataori/internal/mpi"
 	"github.com/hataori/hataori-go/hataori/internal/wire"
-	"github.com/hataori/hataori-go/internal/slot"
+	"github.com/hataori/hataori-go/internal/seam"
 )
 
 // pmapPreflight is Pmap's one collective preflight. Every rank
@@ -36,7 +36,7 @@ import (
 // broadcast and a reduction more, on that failure path only. Data
 // collectives take the same path when their words differ, so a rank that
 // called Pmap while another called Broadcast fails with them.
-func pmapPreflight(ctx context.Context, k *coll.Coll, exec slot.Executor, opts *Options, hasItems bool, extra *failure, admitErr, typeErr error) error {
+func pmapPreflight(ctx context.Context, k *coll.Coll, exec seam.Executor, opts *Options, hasItems bool, extra *failure, admitErr, typeErr error) error {
 	if opts.BatchSize == 0 {
 		opts.BatchSize = 1
 	}
@@ -65,7 +65,7 @@ func pmapPreflight(ctx context.Context, k *coll.Coll, exec slot.Executor, opts *
 
 // pmapLocalChecks returns this rank's first failing preflight check; ref
 // is rank 0's packed options (this rank's own when every rank agreed).
-func pmapLocalChecks(ctx context.Context, k *coll.Coll, exec slot.Executor, opts Options, hasItems bool, ref int64, extra *failure) *failure {
+func pmapLocalChecks(ctx context.Context, k *coll.Coll, exec seam.Executor, opts Options, hasItems bool, ref int64, extra *failure) *failure {
 	fail := func(code int32, cause error, format string, args ...any) *failure {
 		return &failure{Code: code, Err: cause, Message: fmt.Sprintf("rank %d: ", k.Rank) + fmt.Sprintf(format, args...)}
 	}

@@ -10,8 +10,8 @@ import (
 
 	"github.com/hataori/hataori-go/hataori/internal/coll"
 	"github.com/hataori/hataori-go/hataori/internal/errmsg"
-	"github.com/hataori/hataori-go/hataori/internal/sched"
 	"github.com/hataori/hataori-go/hataori/internal/wire"
+	"github.com/hataori/hataori-go/internal/sched"
 )
 
 // remoteLoop is a non-root rank's side of one call. Towards the root the
@@ -30,7 +30,7 @@ import (
 type remoteLoop[T, U any] struct {
 	c       *call[T, U]
 	k       *coll.Coll
-	w       *sched.Worker
+	w       *sched.Remote
 	slots   int            // the executor's slots
 	logical int            // slots towards the root: slots, plus one with prefetch
 	jobs    chan remoteJob // capacity logical; closed once every logical slot stopped
@@ -86,7 +86,7 @@ func runRemote[T, U any](c *call[T, U], slots int, start func(serve func(int))) 
 		logical++
 	}
 	r := &remoteLoop[T, U]{
-		c: c, k: c.k, w: sched.NewWorker(c.k.Rank, logical), slots: slots, logical: logical,
+		c: c, k: c.k, w: sched.NewRemote(c.k.Rank, logical), slots: slots, logical: logical,
 		jobs: make(chan remoteJob, logical), results: make(chan slotResult, logical),
 		free: make(chan []byte, logical), meters: make([]slotMeter, slots),
 	}

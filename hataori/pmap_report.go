@@ -5,7 +5,7 @@ import (
 	"sync"
 
 	"github.com/hataori/hataori-go/hataori/internal/coll"
-	"github.com/hataori/hataori-go/hataori/internal/sched"
+	"github.com/hataori/hataori-go/internal/sched"
 )
 
 // pmapTrace, when set by a test, receives the coordinator's events

@@ -11,8 +11,8 @@ import (
 
 	"github.com/hataori/hataori-go/hataori/internal/coll"
 	"github.com/hataori/hataori-go/hataori/internal/errmsg"
-	"github.com/hataori/hataori-go/hataori/internal/sched"
 	"github.com/hataori/hataori-go/hataori/internal/wire"
+	"github.com/hataori/hataori-go/internal/sched"
 )
 
 // rootLoop is the root's side of one call: the scheduler, the result table,

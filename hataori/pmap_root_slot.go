@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/hataori/hataori-go/hataori/internal/errmsg"
-	"github.com/hataori/hataori-go/hataori/internal/sched"
+	"github.com/hataori/hataori-go/internal/sched"
 )
 
 // The root's slots: what each of them runs on its own goroutine (serve),

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hataori/hataori-go/hataori/internal/sched"
 	"github.com/hataori/hataori-go/hataori/mpitest"
+	"github.com/hataori/hataori-go/internal/sched"
 )
 
 // waitAtOnce is the callback body of the slot tests: it counts the

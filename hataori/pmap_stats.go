@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/hataori/hataori-go/hataori/internal/sched"
+	"github.com/hataori/hataori-go/internal/sched"
 )
 
 // CallStats is where one [Pmap] call's work and time went, filled on the

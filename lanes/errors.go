@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/hataori/hataori-go/hataori"
-	"github.com/hataori/hataori-go/internal/slot"
+	"github.com/hataori/hataori-go/internal/seam"
 )
 
 // ErrNoEngine is returned by New for an empty engine list: a lane executor
@@ -57,14 +57,14 @@ const CoordinatorLane = -1
 // of Hataori, *[hataori.PanicError], with its Lane set. r == nil means the
 // goroutine is leaving through runtime.Goexit (for example testing.T.FailNow).
 func capturePanic(lane int, r any) *hataori.PanicError {
-	return slot.CapturePanic(lane, r).(*hataori.PanicError)
+	return seam.CapturePanic(lane, r).(*hataori.PanicError)
 }
 
 // raise re-raises a captured panic on the caller: a Goexit as a Goexit, any
 // other panic as the *[hataori.PanicError] itself.
-func raise(p *hataori.PanicError) { slot.Repanic(p) }
+func raise(p *hataori.PanicError) { seam.Repanic(p) }
 
 func init() {
-	slot.Register(slot.CauseLanesBusy, ErrBusy)
-	slot.Register(slot.CauseNoEngine, ErrNoEngine)
+	seam.Register(seam.CauseLanesBusy, ErrBusy)
+	seam.Register(seam.CauseNoEngine, ErrNoEngine)
 }

@@ -3,7 +3,7 @@ package lanes
 import (
 	"context"
 
-	"github.com/hataori/hataori-go/internal/slot"
+	"github.com/hataori/hataori-go/internal/seam"
 )
 
 // laneExec runs the slots of a collective call on the lanes of l: slot i
@@ -38,4 +38,4 @@ func (refusingExec) Threads() int                  { return 1 }
 func (refusingExec) Offloads() bool                { return true }
 func (r refusingExec) Run(func(int), func()) error { return r.err }
 
-var _ slot.Executor = laneExec[int]{}
+var _ seam.Executor = laneExec[int]{}

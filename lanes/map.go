@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/hataori/hataori-go/hataori"
-	"github.com/hataori/hataori-go/internal/slot"
+	"github.com/hataori/hataori-go/internal/seam"
 )
 
 // MapInLanes evaluates f(item, engine) for every item exactly once on the
@@ -53,7 +53,7 @@ func MapInLanes[T, U, E any](ctx context.Context, l *Lanes[E], items []T, f func
 	}
 	for i, err := range errs {
 		if err != nil {
-			return nil, slot.MapError(i, err)
+			return nil, seam.MapError(i, err)
 		}
 	}
 	return out, nil

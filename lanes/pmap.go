@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/hataori/hataori-go/hataori"
-	"github.com/hataori/hataori-go/internal/slot"
+	"github.com/hataori/hataori-go/internal/seam"
 )
 
 // PmapLanes is [hataori.Pmap] with this rank's local execution on the lanes
@@ -39,7 +39,7 @@ func PmapLanes[T, U, E any](ctx context.Context, comm hataori.Comm, l *Lanes[E],
 // [hataori.FailFast], some rank's context ended, a frame failed), with
 // context.Cause [hataori.ErrStopped] there.
 func PmapLanesContext[T, U, E any](ctx context.Context, comm hataori.Comm, l *Lanes[E], opts hataori.Options, rootItems hataori.Maybe[[]T], f func(ctx context.Context, item T, engine E) (U, error)) ([]U, error) {
-	var exec slot.Executor = refusingExec{ErrNoEngine}
+	var exec seam.Executor = refusingExec{ErrNoEngine}
 	var engines []E
 	if l != nil {
 		exec, engines = laneExec[E]{l}, l.engines
@@ -48,7 +48,7 @@ func PmapLanesContext[T, U, E any](ctx context.Context, comm hataori.Comm, l *La
 	if f != nil {
 		fn = func(ctx context.Context, s int, item T) (U, error) { return f(ctx, item, engines[s]) }
 	}
-	d := slot.Carrier(exec, fn).(*hataori.Domain)
+	d := seam.Carrier(exec, fn).(*hataori.Domain)
 	return hataori.Pmap(ctx, comm, d, opts, rootItems, func(T) (U, error) {
 		panic("lanes: internal error: the carrier's own callback runs instead")
 	})

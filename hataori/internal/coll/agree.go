@@ -7,7 +7,7 @@ import (
 
 	"github.com/hataori/hataori-go/hataori/internal/errmsg"
 	"github.com/hataori/hataori-go/hataori/internal/mpi"
-	"github.com/hataori/hataori-go/internal/slot"
+	"github.com/hataori/hataori-go/internal/seam"
 )
 
 // Failure is a local preflight failure, agreed collectively by Agree.
@@ -18,7 +18,7 @@ type Failure struct {
 	// Message explains the failure; it is bounded before transmission.
 	Message string
 	// Err is the local cause (a sentinel such as ErrDomainBusy, or an
-	// error wrapping one), or nil. Its registered sentinel (slot.CauseOf)
+	// error wrapping one), or nil. Its registered sentinel (seam.CauseOf)
 	// travels with the code, so that every rank rebuilds it.
 	Err error
 }
@@ -109,7 +109,7 @@ func (k *Coll) failVote(local *Failure) int32 {
 
 // agreeOn finishes Agree given w, the MIN of every rank's vote: when w is
 // a rank, that lowest failing rank broadcasts its code, the number of its
-// cause's sentinel (slot.CauseOf(local.Err), in the code's second byte)
+// cause's sentinel (seam.CauseOf(local.Err), in the code's second byte)
 // and its bounded message. Every rank returns the same *AgreedFailure (its
 // Cause the failing rank's own error there, the rebuilt sentinel
 // elsewhere), or nil when w is the size (every rank passed).
@@ -127,7 +127,7 @@ func (k *Coll) agreeOn(w int64, local *Failure) (*AgreedFailure, error) {
 	var msg string
 	if int(w) == k.Rank {
 		// The cause number rides in the second byte of the code.
-		code, msg = local.Code&0xff|int32(slot.CauseOf(local.Err))<<8, local.Message
+		code, msg = local.Code&0xff|int32(seam.CauseOf(local.Err))<<8, local.Message
 	}
 	code, msg, err := k.BcastCoded(int(w), code, msg)
 	if err != nil {
@@ -137,7 +137,7 @@ func (k *Coll) agreeOn(w int64, local *Failure) (*AgreedFailure, error) {
 	if int(w) == k.Rank && local.Err != nil {
 		a.Cause = local.Err
 	} else {
-		a.Cause = slot.Sentinel(slot.Cause(code >> 8 & 0xff))
+		a.Cause = seam.Sentinel(seam.Cause(code >> 8 & 0xff))
 	}
 	return a, nil
 }

@@ -1,4 +1,4 @@
-// Package slot is the execution seam between Hataori's collective calls
+// Package seam is the execution seam between Hataori's collective calls
 // and the executors that run their batches: a domain in one of its local
 // modes, the MPI-only helper goroutine, and the lanes of package lanes.
 //
@@ -20,7 +20,7 @@
 // and joins: it returns only after coord and every work(s) have returned.
 // The call guarantees that every work(s) returns once coord has returned,
 // whatever way coord left (it closes the slots' sources on the way out).
-package slot
+package seam
 
 // Executor runs the slots of one collective call at a time.
 type Executor interface {

@@ -6,18 +6,18 @@ import (
 	"testing"
 )
 
-// workerSnap is a deep copy of a Worker.
-type workerSnap struct{ w Worker }
+// remoteSnap is a deep copy of a Remote.
+type remoteSnap struct{ w Remote }
 
-func wsnap(w *Worker) workerSnap {
+func wsnap(w *Remote) remoteSnap {
 	c := *w
-	c.slots = append([]workerSlot(nil), w.slots...)
-	return workerSnap{c}
+	c.slots = append([]remoteSlot(nil), w.slots...)
+	return remoteSnap{c}
 }
 
-func (s workerSnap) equal(w *Worker) bool { return reflect.DeepEqual(s.w, *w) }
+func (s remoteSnap) equal(w *Remote) bool { return reflect.DeepEqual(s.w, *w) }
 
-func wantStates(t *testing.T, what string, w *Worker, want ...State) {
+func wantStates(t *testing.T, what string, w *Remote, want ...State) {
 	t.Helper()
 	for j, st := range want {
 		if got := w.State(j); got != st {
@@ -27,7 +27,7 @@ func wantStates(t *testing.T, what string, w *Worker, want ...State) {
 }
 
 func TestWorkerSlotsInterleaved(t *testing.T) {
-	w := NewWorker(3, 3)
+	w := NewRemote(3, 3)
 	if w.Slots() != 3 || w.Stopped() {
 		t.Fatalf("slots %d stopped %v", w.Slots(), w.Stopped())
 	}
@@ -73,7 +73,7 @@ func TestWorkerSlotsInterleaved(t *testing.T) {
 }
 
 func TestWorkerStoppedBeforeDrain(t *testing.T) {
-	w := NewWorker(1, 2)
+	w := NewRemote(1, 2)
 	for j := range 2 {
 		if err := w.SendReady(j); err != nil {
 			t.Fatal(err)
@@ -90,7 +90,7 @@ func TestWorkerStoppedBeforeDrain(t *testing.T) {
 // TASK ids strictly increase over the whole rank, whichever slot ran the
 // earlier batch and whether or not its RESULT went out already.
 func TestWorkerIDsIncreaseAcrossSlots(t *testing.T) {
-	w := NewWorker(4, 2)
+	w := NewRemote(4, 2)
 	for _, err := range []error{w.SendReady(0), w.OnTask(0, 7), w.SendResult(0), w.SendReady(1), w.SendReady(0)} {
 		if err != nil {
 			t.Fatal(err)
@@ -123,8 +123,8 @@ func TestWorkerIDsIncreaseAcrossSlots(t *testing.T) {
 // Every disallowed step returns a protocol error and changes nothing.
 func TestWorkerRejectsOutOfOrder(t *testing.T) {
 	// Slot 0 Idle, 1 ReadySent, 2 Running (batch 5), 3 StopReceived.
-	setup := func(t *testing.T) *Worker {
-		w := NewWorker(2, 4)
+	setup := func(t *testing.T) *Remote {
+		w := NewRemote(2, 4)
 		for _, err := range []error{w.SendReady(1), w.SendReady(2), w.OnTask(2, 5), w.SendReady(3), w.OnStop(3)} {
 			if err != nil {
 				t.Fatal(err)
@@ -134,29 +134,29 @@ func TestWorkerRejectsOutOfOrder(t *testing.T) {
 	}
 	cases := []struct {
 		name string
-		f    func(w *Worker) error
+		f    func(w *Remote) error
 	}{
-		{"task before ready", func(w *Worker) error { return w.OnTask(0, 6) }},
-		{"stop before ready", func(w *Worker) error { return w.OnStop(0) }},
-		{"result while idle", func(w *Worker) error { return w.SendResult(0) }},
-		{"second ready", func(w *Worker) error { return w.SendReady(1) }},
-		{"result while ready", func(w *Worker) error { return w.SendResult(1) }},
-		{"repeated batch id", func(w *Worker) error { return w.OnTask(1, 5) }},
-		{"older batch id", func(w *Worker) error { return w.OnTask(1, 4) }},
-		{"negative batch id", func(w *Worker) error { return w.OnTask(1, -1) }},
-		{"ready while running", func(w *Worker) error { return w.SendReady(2) }},
-		{"task while running", func(w *Worker) error { return w.OnTask(2, 6) }},
-		{"stop while running", func(w *Worker) error { return w.OnStop(2) }},
-		{"ready after stop", func(w *Worker) error { return w.SendReady(3) }},
-		{"task after stop", func(w *Worker) error { return w.OnTask(3, 6) }},
-		{"second stop", func(w *Worker) error { return w.OnStop(3) }},
-		{"result after stop", func(w *Worker) error { return w.SendResult(3) }},
-		{"drain with slots active", func(w *Worker) error { return w.SendDrain() }},
-		{"ready on slot -1", func(w *Worker) error { return w.SendReady(-1) }},
-		{"ready on slot 4", func(w *Worker) error { return w.SendReady(4) }},
-		{"task on slot 4", func(w *Worker) error { return w.OnTask(4, 6) }},
-		{"result on slot 4", func(w *Worker) error { return w.SendResult(4) }},
-		{"stop on slot -1", func(w *Worker) error { return w.OnStop(-1) }},
+		{"task before ready", func(w *Remote) error { return w.OnTask(0, 6) }},
+		{"stop before ready", func(w *Remote) error { return w.OnStop(0) }},
+		{"result while idle", func(w *Remote) error { return w.SendResult(0) }},
+		{"second ready", func(w *Remote) error { return w.SendReady(1) }},
+		{"result while ready", func(w *Remote) error { return w.SendResult(1) }},
+		{"repeated batch id", func(w *Remote) error { return w.OnTask(1, 5) }},
+		{"older batch id", func(w *Remote) error { return w.OnTask(1, 4) }},
+		{"negative batch id", func(w *Remote) error { return w.OnTask(1, -1) }},
+		{"ready while running", func(w *Remote) error { return w.SendReady(2) }},
+		{"task while running", func(w *Remote) error { return w.OnTask(2, 6) }},
+		{"stop while running", func(w *Remote) error { return w.OnStop(2) }},
+		{"ready after stop", func(w *Remote) error { return w.SendReady(3) }},
+		{"task after stop", func(w *Remote) error { return w.OnTask(3, 6) }},
+		{"second stop", func(w *Remote) error { return w.OnStop(3) }},
+		{"result after stop", func(w *Remote) error { return w.SendResult(3) }},
+		{"drain with slots active", func(w *Remote) error { return w.SendDrain() }},
+		{"ready on slot -1", func(w *Remote) error { return w.SendReady(-1) }},
+		{"ready on slot 4", func(w *Remote) error { return w.SendReady(4) }},
+		{"task on slot 4", func(w *Remote) error { return w.OnTask(4, 6) }},
+		{"result on slot 4", func(w *Remote) error { return w.SendResult(4) }},
+		{"stop on slot -1", func(w *Remote) error { return w.OnStop(-1) }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -215,9 +215,9 @@ func TestWorkerRejectsOutOfOrder(t *testing.T) {
 
 func TestWorkerWithoutSlots(t *testing.T) {
 	for _, n := range []int{0, -2} {
-		w := NewWorker(1, n)
+		w := NewRemote(1, n)
 		if w.Slots() != 0 || w.Stopped() {
-			t.Fatalf("NewWorker(1, %d): slots %d stopped %v", n, w.Slots(), w.Stopped())
+			t.Fatalf("NewRemote(1, %d): slots %d stopped %v", n, w.Slots(), w.Stopped())
 		}
 		for name, err := range map[string]error{
 			"ready": w.SendReady(0), "task": w.OnTask(0, 0), "result": w.SendResult(0),

@@ -10,8 +10,8 @@
 // at zero and increase by one over the whole call with checked overflow;
 // the original input index is the stable task key.
 //
-// Every rank, the root included, offers Config.Slots[rank] >= 1 slots
-// (workers). Each slot has capacity one: at most one running batch and
+// Every rank, the root included, offers Config.Slots[rank] >= 1 slots.
+// Each slot has capacity one: at most one running batch and
 // nothing prefetched. Every (rank, slot) pair follows the transitions
 // independently of the other slots:
 //
@@ -31,5 +31,5 @@
 // protocol error and changes nothing; completions are validated fully
 // before anything changes, so a bad RESULT leaves every table untouched.
 //
-// Worker is the matching machine a non-root rank keeps for its own slots.
+// Remote is the matching machine a non-root rank keeps for its own slots.
 package sched

@@ -18,7 +18,7 @@ type simMsg struct {
 	indices []int64 // RESULT: the index sequence sent back
 }
 
-// TestRandomInterleavings drives the root scheduler and one Worker per
+// TestRandomInterleavings drives the root scheduler and one Remote per
 // remote rank, each with several slots, through many random interleavings
 // of message delivery, completions, failures, rejected bogus RESULTs and
 // rejected disallowed transitions, checking the protocol's invariants at
@@ -45,11 +45,11 @@ type sim struct {
 	root     int
 	failProb float64
 
-	workers  []*Worker  // nil for the root
+	remotes  []*Remote  // nil for the root
 	toRoot   [][]simMsg // per sender FIFO, like MPI pairwise order
-	toWorker [][]simMsg // per receiver FIFO
-	wBatch   [][]Batch  // the batch each remote slot runs (worker view)
-	wSteps   [][3]int   // per rank: TASKs, RESULTs and STOPs its worker accepted
+	toRemote [][]simMsg // per receiver FIFO
+	wBatch   [][]Batch  // the batch each remote slot runs (remote view)
+	wSteps   [][3]int   // per rank: TASKs, RESULTs and STOPs its Remote accepted
 	inflight [][]int    // batches assigned to (rank, slot) and not yet completed
 	readies  [][]int    // READYs sent per remote slot
 	answers  [][]int    // TASK/STOP answers given per remote slot
@@ -93,8 +93,8 @@ func runSim(t *testing.T, seed uint64) {
 	m := &sim{
 		t: t, seed: seed, rng: rng, cfg: s.Config(), s: s, root: cfg.Root,
 		failProb: []float64{0, 0, 0.02, 0.15}[rng.IntN(4)],
-		workers:  make([]*Worker, ranks),
-		toRoot:   make([][]simMsg, ranks), toWorker: make([][]simMsg, ranks),
+		remotes:  make([]*Remote, ranks),
+		toRoot:   make([][]simMsg, ranks), toRemote: make([][]simMsg, ranks),
 		wBatch: grid[Batch](slots), wSteps: make([][3]int, ranks), inflight: grid[int](slots),
 		readies: grid[int](slots), answers: grid[int](slots),
 		tasks: grid[int64](slots), items: grid[int64](slots), stops: grid[int](slots),
@@ -106,7 +106,7 @@ func runSim(t *testing.T, seed uint64) {
 	}
 	for r := range ranks {
 		if r != m.root {
-			m.workers[r] = NewWorker(r, slots[r])
+			m.remotes[r] = NewRemote(r, slots[r])
 		}
 	}
 
@@ -143,7 +143,7 @@ func (m *sim) enabled(moves []func()) []func() {
 		moves = append(moves, func() { m.drain(root) })
 	}
 	// Remote ranks: their slots, their inbox, the root's inbox from them.
-	for r, w := range m.workers {
+	for r, w := range m.remotes {
 		if w == nil {
 			continue
 		}
@@ -155,8 +155,8 @@ func (m *sim) enabled(moves []func()) []func() {
 				moves = append(moves, func() { m.sendResult(r, j) })
 			}
 		}
-		if len(m.toWorker[r]) > 0 {
-			moves = append(moves, func() { m.workerRecv(r) })
+		if len(m.toRemote[r]) > 0 {
+			moves = append(moves, func() { m.remoteRecv(r) })
 		}
 		if w.Stopped() && w.State(0) != Drained {
 			moves = append(moves, func() { m.sendDrain(r) })
@@ -254,15 +254,15 @@ func (m *sim) drain(r int) {
 }
 
 func (m *sim) sendReady(r, j int) {
-	if err := m.workers[r].SendReady(j); err != nil {
-		m.fatalf("worker %d SendReady(%d): %v", r, j, err)
+	if err := m.remotes[r].SendReady(j); err != nil {
+		m.fatalf("remote %d SendReady(%d): %v", r, j, err)
 	}
 	m.readies[r][j]++
 	m.toRoot[r] = append(m.toRoot[r], simMsg{kind: "READY", slot: j})
 }
 
 func (m *sim) sendResult(r, j int) {
-	w := m.workers[r]
+	w := m.remotes[r]
 	b := m.wBatch[r][j]
 	msg := simMsg{kind: "RESULT", slot: j, batch: b, indices: b.Indices(), ok: m.rng.Float64() >= m.failProb}
 	if msg.ok {
@@ -272,36 +272,36 @@ func (m *sim) sendResult(r, j int) {
 		msg.corrupt = true
 	}
 	if err := w.SendResult(j); err != nil {
-		m.fatalf("worker %d SendResult(%d): %v", r, j, err)
+		m.fatalf("remote %d SendResult(%d): %v", r, j, err)
 	}
 	m.wSteps[r][1]++
 	m.toRoot[r] = append(m.toRoot[r], msg)
 }
 
-func (m *sim) workerRecv(r int) {
-	w := m.workers[r]
-	msg := m.toWorker[r][0]
-	m.toWorker[r] = m.toWorker[r][1:]
+func (m *sim) remoteRecv(r int) {
+	w := m.remotes[r]
+	msg := m.toRemote[r][0]
+	m.toRemote[r] = m.toRemote[r][1:]
 	switch msg.kind {
 	case "TASK":
 		if err := w.OnTask(msg.slot, msg.batch.ID); err != nil {
-			m.fatalf("worker %d OnTask(%d, %d): %v", r, msg.slot, msg.batch.ID, err)
+			m.fatalf("remote %d OnTask(%d, %d): %v", r, msg.slot, msg.batch.ID, err)
 		}
 		m.wBatch[r][msg.slot] = msg.batch
 		m.wSteps[r][0]++
 	case "STOP":
 		if err := w.OnStop(msg.slot); err != nil {
-			m.fatalf("worker %d OnStop(%d): %v", r, msg.slot, err)
+			m.fatalf("remote %d OnStop(%d): %v", r, msg.slot, err)
 		}
 		m.wSteps[r][2]++
 	default:
-		m.fatalf("worker %d got %s", r, msg.kind)
+		m.fatalf("remote %d got %s", r, msg.kind)
 	}
 }
 
 func (m *sim) sendDrain(r int) {
-	if err := m.workers[r].SendDrain(); err != nil {
-		m.fatalf("worker %d SendDrain: %v", r, err)
+	if err := m.remotes[r].SendDrain(); err != nil {
+		m.fatalf("remote %d SendDrain: %v", r, err)
 	}
 	m.toRoot[r] = append(m.toRoot[r], simMsg{kind: "DRAIN"})
 }
@@ -319,9 +319,9 @@ func (m *sim) rootRecv(r int) {
 		m.onDecision(r, msg.slot, d, b)
 		m.answers[r][msg.slot]++
 		if d == Stop {
-			m.toWorker[r] = append(m.toWorker[r], simMsg{kind: "STOP", slot: msg.slot})
+			m.toRemote[r] = append(m.toRemote[r], simMsg{kind: "STOP", slot: msg.slot})
 		} else {
-			m.toWorker[r] = append(m.toWorker[r], simMsg{kind: "TASK", slot: msg.slot, batch: b})
+			m.toRemote[r] = append(m.toRemote[r], simMsg{kind: "TASK", slot: msg.slot, batch: b})
 		}
 	case "RESULT":
 		if msg.corrupt {
@@ -494,8 +494,8 @@ func (m *sim) checkEnd() {
 		m.fatalf("%d results, %d assigned (model %d)", st.Results, st.Assigned, m.assigned)
 	}
 	for r := range m.cfg.Slots {
-		if m.drains[r] != 1 || !s.RankDrained(r) || len(m.toRoot[r]) != 0 || len(m.toWorker[r]) != 0 {
-			m.fatalf("rank %d: %d DRAINs, drained %v, %d/%d messages left", r, m.drains[r], s.RankDrained(r), len(m.toRoot[r]), len(m.toWorker[r]))
+		if m.drains[r] != 1 || !s.RankDrained(r) || len(m.toRoot[r]) != 0 || len(m.toRemote[r]) != 0 {
+			m.fatalf("rank %d: %d DRAINs, drained %v, %d/%d messages left", r, m.drains[r], s.RankDrained(r), len(m.toRoot[r]), len(m.toRemote[r]))
 		}
 		for j := range m.cfg.Slots[r] {
 			if m.stops[r][j] != 1 || s.State(r, j) != Drained {
@@ -505,7 +505,7 @@ func (m *sim) checkEnd() {
 				m.fatalf("slot (%d,%d): %d answers to %d READYs", r, j, m.answers[r][j], m.readies[r][j])
 			}
 		}
-		w := m.workers[r]
+		w := m.remotes[r]
 		if w == nil {
 			continue
 		}
@@ -515,11 +515,11 @@ func (m *sim) checkEnd() {
 		}
 		tasks, results, stops := m.wSteps[r][0], m.wSteps[r][1], m.wSteps[r][2]
 		if int64(tasks) != batches || results != tasks || stops != w.Slots() || !w.Stopped() {
-			m.fatalf("worker %d: tasks %d (assigned %d) results %d stops %d", r, tasks, batches, results, stops)
+			m.fatalf("remote %d: tasks %d (assigned %d) results %d stops %d", r, tasks, batches, results, stops)
 		}
 		for j := range w.Slots() {
 			if w.State(j) != Drained {
-				m.fatalf("worker %d slot %d is %v", r, j, w.State(j))
+				m.fatalf("remote %d slot %d is %v", r, j, w.State(j))
 			}
 		}
 	}

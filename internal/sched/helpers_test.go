@@ -2,7 +2,7 @@ package sched
 
 // Accessors that only the tests use; production code reads what it needs
 // through the transitions' results and the methods in scheduler.go and
-// worker.go.
+// remote.go.
 
 // Config returns the configuration the scheduler was built with (Slots is
 // a copy).
@@ -19,10 +19,10 @@ func (s *Scheduler) Ranks() int { return len(s.slots) }
 func (s *Scheduler) Remaining() int { return s.cfg.Items - s.next }
 
 // Slots returns the number of slots.
-func (w *Worker) Slots() int { return len(w.slots) }
+func (w *Remote) Slots() int { return len(w.slots) }
 
 // State returns the state of slot (Drained for an invalid slot).
-func (w *Worker) State(slot int) State {
+func (w *Remote) State(slot int) State {
 	if slot < 0 || slot >= len(w.slots) {
 		return Drained
 	}

@@ -1,6 +1,6 @@
 package sched
 
-// Worker is the state machine a non-root rank keeps for its own slots.
+// Remote is the state machine a non-root rank keeps for its own slots.
 // Every slot follows
 //
 //	Idle -> ReadySent -> Running -> Idle
@@ -14,24 +14,24 @@ package sched
 // changes nothing. The root answers READYs in assignment order over one
 // ordered channel, so the batch ids received in TASKs must strictly
 // increase across the whole rank, whichever slots they go to.
-type Worker struct {
+type Remote struct {
 	rank    int
-	slots   []workerSlot
+	slots   []remoteSlot
 	lastID  int64 // last TASK id seen by any slot, -1 before the first
 	drained bool
 }
 
-type workerSlot struct {
+type remoteSlot struct {
 	state State
 }
 
-// NewWorker returns rank's machine with slots slots, all Idle. A worker
+// NewRemote returns rank's machine with slots slots, all Idle. A machine
 // built with slots < 1 has no slots: every step returns a protocol error.
-func NewWorker(rank, slots int) *Worker {
-	return &Worker{rank: rank, lastID: -1, slots: make([]workerSlot, max(slots, 0))}
+func NewRemote(rank, slots int) *Remote {
+	return &Remote{rank: rank, lastID: -1, slots: make([]remoteSlot, max(slots, 0))}
 }
 
-func (w *Worker) slot(op string, slot int, want State) (*workerSlot, error) {
+func (w *Remote) slot(op string, slot int, want State) (*remoteSlot, error) {
 	if slot < 0 || slot >= len(w.slots) {
 		return nil, slotErr(op, w.rank, slot, "slot outside [0,%d)", len(w.slots))
 	}
@@ -43,7 +43,7 @@ func (w *Worker) slot(op string, slot int, want State) (*workerSlot, error) {
 }
 
 // SendReady records the READY slot sent to the root.
-func (w *Worker) SendReady(slot int) error {
+func (w *Remote) SendReady(slot int) error {
 	ws, err := w.slot("SendReady", slot, Idle)
 	if err != nil {
 		return err
@@ -54,7 +54,7 @@ func (w *Worker) SendReady(slot int) error {
 
 // OnTask records a TASK with batch id for slot; ids must strictly
 // increase across the rank.
-func (w *Worker) OnTask(slot int, id int64) error {
+func (w *Remote) OnTask(slot int, id int64) error {
 	ws, err := w.slot("OnTask", slot, ReadySent)
 	if err != nil {
 		return err
@@ -68,7 +68,7 @@ func (w *Worker) OnTask(slot int, id int64) error {
 
 // SendResult records the RESULT of slot's running batch; the slot is Idle
 // again afterwards.
-func (w *Worker) SendResult(slot int) error {
+func (w *Remote) SendResult(slot int) error {
 	ws, err := w.slot("SendResult", slot, Running)
 	if err != nil {
 		return err
@@ -78,7 +78,7 @@ func (w *Worker) SendResult(slot int) error {
 }
 
 // OnStop records the STOP that answered slot's READY.
-func (w *Worker) OnStop(slot int) error {
+func (w *Remote) OnStop(slot int) error {
 	ws, err := w.slot("OnStop", slot, ReadySent)
 	if err != nil {
 		return err
@@ -89,7 +89,7 @@ func (w *Worker) OnStop(slot int) error {
 
 // Stopped reports whether every slot is StopReceived (the DRAIN is due)
 // or the rank has drained already. A worker without slots never stops.
-func (w *Worker) Stopped() bool {
+func (w *Remote) Stopped() bool {
 	if w.drained {
 		return true
 	}
@@ -97,7 +97,7 @@ func (w *Worker) Stopped() bool {
 }
 
 // firstNotStopped returns the first slot that is not StopReceived, or -1.
-func (w *Worker) firstNotStopped() int {
+func (w *Remote) firstNotStopped() int {
 	for j, ws := range w.slots {
 		if ws.state != StopReceived {
 			return j
@@ -108,7 +108,7 @@ func (w *Worker) firstNotStopped() int {
 
 // SendDrain records the rank's single DRAIN, sent once every slot is
 // StopReceived; every slot is Drained afterwards.
-func (w *Worker) SendDrain() error {
+func (w *Remote) SendDrain() error {
 	switch {
 	case w.drained:
 		return protoErr("SendDrain", w.rank, "rank already drained")
