@@ -250,90 +250,141 @@ func (c *typeChecker) structFields(t reflect.Type, p path) ([]msgpackField, *pro
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		tag := parseTag(f.Tag.Get("msgpack"))
-		if tag.name == "-" {
-			continue // dropped on purpose
+		at := p.dot(f.Name)
+		skip, pr := skippedField(t, f, tag, at)
+		if pr != nil {
+			return nil, pr
 		}
-		if f.Name == "_msgpack" { // msgpack's options marker, never encoded
+		if skip {
 			continue
 		}
-		at := p.dot(f.Name)
-		if !f.IsExported() && !f.Anonymous {
-			if f.Name == "_" || f.Type.Size() == 0 {
-				continue // holds no data
+		inner, inlined, pr := c.inlineEmbedded(f, tag, at, names)
+		if pr != nil {
+			return nil, pr
+		}
+		if inlined {
+			for _, g := range inner {
+				names[g.name] = true
 			}
-			return nil, &problem{at: at, msg: fmt.Sprintf(
-				"is unexported, and msgpack skips unexported fields (export it, give %s its own msgpack encoding "+
-					"with EncodeMsgpack and DecodeMsgpack, or tag the field `msgpack:\"-\"` to leave it out on purpose)", t)}
+			out = append(out, inner...)
+			continue
+		}
+		if pr := embeddedUndecodable(f, at); pr != nil {
+			return nil, pr
 		}
 		name := tag.name
 		if name == "" {
 			name = f.Name
 		}
-		if f.Anonymous && !tag.has("noinline") {
-			base := f.Type
-			for base.Kind() == reflect.Pointer {
-				base = base.Elem()
-			}
-			if base.Kind() == reflect.Struct && defaultCoded(base) {
-				if c.inlining[base] {
-					// msgpack inlines without end and overflows the stack.
-					return nil, &problem{at: at, msg: fmt.Sprintf(
-						"embeds %s inside itself, which msgpack inlines without end (tag the field `msgpack:\",noinline\"` or make it a named field)", base)}
-				}
-				inner, pr := c.structFields(base, at)
-				if pr != nil {
-					return nil, pr
-				}
-				var shadowed *msgpackField
-				for j := range inner {
-					if names[inner[j].name] {
-						shadowed = &inner[j]
-						break
-					}
-				}
-				inline := shadowed == nil
-				if tag.has("inline") {
-					if f.Type.Kind() == reflect.Pointer {
-						return nil, &problem{at: at, msg: "is an embedded pointer tagged inline, which msgpack cannot inline (embed the struct by value)"}
-					}
-					if shadowed != nil {
-						return nil, &problem{at: shadowed.at, msg: fmt.Sprintf(
-							"is shadowed by an earlier field with the msgpack name %q, so msgpack's inline leaves it out (rename one of them)",
-							shadowed.name)}
-					}
-					inline = true
-				}
-				if inline {
-					if f.Type.Kind() == reflect.Pointer {
-						if !f.IsExported() {
-							return nil, &problem{at: at, msg: fmt.Sprintf(
-								"is an embedded pointer to the unexported type %s, which msgpack cannot decode into (embed it by value)", base)}
-						}
-						return nil, &problem{at: at, msg: fmt.Sprintf(
-							"is an embedded pointer that msgpack inlines, so a nil %s comes back as a pointer to a zero %s "+
-								"(embed the struct by value, or tag the field `msgpack:\",noinline\"`)", f.Type, base)}
-					}
-					for _, g := range inner {
-						names[g.name] = true
-					}
-					out = append(out, inner...)
-					continue
-				}
-			}
-		}
-		// An embedded field of unexported type that stays a field of its
-		// own is decoded through reflect, which may set it only when it is
-		// a struct value decoded field by field (its exported fields are
-		// settable); anything else panics in the decoder.
-		if f.Anonymous && !f.IsExported() && (f.Type.Kind() != reflect.Struct || !defaultCoded(f.Type)) {
-			return nil, &problem{at: at, msg: fmt.Sprintf(
-				"is an embedded field of the unexported type %s, which msgpack encodes but cannot decode into "+
-					"(export the type, make it a named exported field, or tag it `msgpack:\"-\"`)", f.Type)}
-		}
 		names[name] = true
 		out = append(out, msgpackField{name: name, at: at, typ: f.Type})
 	}
 	return out, nil
+}
+
+// skippedField reports whether msgpack leaves field f of struct type t (at
+// at) out with no data lost: a field tagged `msgpack:"-"`, msgpack's
+// options marker _msgpack, or an unexported field that holds no data. It
+// reports an unexported field that holds data, which msgpack skips
+// silently, as a problem.
+func skippedField(t reflect.Type, f reflect.StructField, tag msgpackTag, at path) (bool, *problem) {
+	if tag.name == "-" {
+		return true, nil // dropped on purpose
+	}
+	if f.Name == "_msgpack" { // msgpack's options marker, never encoded
+		return true, nil
+	}
+	if !f.IsExported() && !f.Anonymous {
+		if f.Name == "_" || f.Type.Size() == 0 {
+			return true, nil // holds no data
+		}
+		return false, &problem{at: at, msg: fmt.Sprintf(
+			"is unexported, and msgpack skips unexported fields (export it, give %s its own msgpack encoding "+
+				"with EncodeMsgpack and DecodeMsgpack, or tag the field `msgpack:\"-\"` to leave it out on purpose)", t)}
+	}
+	return false, nil
+}
+
+// inlineEmbedded decides whether msgpack inlines the embedded field f (at
+// at) into the struct being laid out, whose fields so far have the
+// msgpack names in names: it does for an embedded struct (or pointer to
+// one) with msgpack's default encoding, not tagged noinline, unless one of
+// its fields would shadow an earlier field, or when tagged inline. When it
+// does, inlineEmbedded returns the inlined fields and inlined true. It
+// reports the inlining msgpack gets wrong: a struct embedded inside
+// itself, an inline tag that shadows a field or that is on a pointer, and
+// an inlined pointer.
+func (c *typeChecker) inlineEmbedded(f reflect.StructField, tag msgpackTag, at path, names map[string]bool) (inner []msgpackField, inlined bool, pr *problem) {
+	if !f.Anonymous || tag.has("noinline") {
+		return nil, false, nil
+	}
+	base := f.Type
+	for base.Kind() == reflect.Pointer {
+		base = base.Elem()
+	}
+	if base.Kind() != reflect.Struct || !defaultCoded(base) {
+		return nil, false, nil
+	}
+	if c.inlining[base] {
+		// msgpack inlines without end and overflows the stack.
+		return nil, false, &problem{at: at, msg: fmt.Sprintf(
+			"embeds %s inside itself, which msgpack inlines without end (tag the field `msgpack:\",noinline\"` or make it a named field)", base)}
+	}
+	inner, pr = c.structFields(base, at)
+	if pr != nil {
+		return nil, false, pr
+	}
+	shadowed := firstShadowed(inner, names)
+	inline := shadowed == nil
+	if tag.has("inline") {
+		if f.Type.Kind() == reflect.Pointer {
+			return nil, false, &problem{at: at, msg: "is an embedded pointer tagged inline, which msgpack cannot inline (embed the struct by value)"}
+		}
+		if shadowed != nil {
+			return nil, false, &problem{at: shadowed.at, msg: fmt.Sprintf(
+				"is shadowed by an earlier field with the msgpack name %q, so msgpack's inline leaves it out (rename one of them)",
+				shadowed.name)}
+		}
+		inline = true
+	}
+	if !inline {
+		return nil, false, nil
+	}
+	if f.Type.Kind() == reflect.Pointer {
+		if !f.IsExported() {
+			return nil, false, &problem{at: at, msg: fmt.Sprintf(
+				"is an embedded pointer to the unexported type %s, which msgpack cannot decode into (embed it by value)", base)}
+		}
+		return nil, false, &problem{at: at, msg: fmt.Sprintf(
+			"is an embedded pointer that msgpack inlines, so a nil %s comes back as a pointer to a zero %s "+
+				"(embed the struct by value, or tag the field `msgpack:\",noinline\"`)", f.Type, base)}
+	}
+	return inner, true, nil
+}
+
+// firstShadowed returns the first of fields whose msgpack name is in names
+// (an earlier field's), or nil.
+func firstShadowed(fields []msgpackField, names map[string]bool) *msgpackField {
+	for j := range fields {
+		if names[fields[j].name] {
+			return &fields[j]
+		}
+	}
+	return nil
+}
+
+// embeddedUndecodable reports the embedded field f (at at) of unexported
+// type that stays a field of its own, unless msgpack can decode it: it is
+// decoded through reflect, which may set it only when it is a struct value
+// decoded field by field (its exported fields are settable); anything else
+// panics in the decoder.
+func embeddedUndecodable(f reflect.StructField, at path) *problem {
+	if f.Anonymous && !f.IsExported() && (f.Type.Kind() != reflect.Struct || !defaultCoded(f.Type)) {
+		return &problem{at: at, msg: fmt.Sprintf(
+			"is an embedded field of the unexported type %s, which msgpack encodes but cannot decode into "+
+				"(export the type, make it a named exported field, or tag it `msgpack:\"-\"`)", f.Type)}
+	}
+	return nil
 }
 
 // defaultCoded reports whether msgpack encodes struct type t field by

@@ -118,6 +118,11 @@ type embedsPtr struct {
 	A int
 }
 
+type inlinePtr struct {
+	*Inner `msgpack:",inline"`
+	A      int
+}
+
 type inlineShadow struct {
 	X     int
 	Inner `msgpack:",inline"`
@@ -217,6 +222,7 @@ func TestCheckTypeRefuses(t *testing.T) {
 		{reflect.TypeFor[embedsMyint](), "field myint is an embedded field of the unexported type wire.myint, which msgpack encodes but cannot decode into"},
 		{reflect.TypeFor[embedsHiddenPtr](), "field innerValue is an embedded pointer to the unexported type wire.innerValue"},
 		{reflect.TypeFor[embedsPtr](), "field Inner is an embedded pointer that msgpack inlines, so a nil *wire.Inner comes back as a pointer to a zero wire.Inner"},
+		{reflect.TypeFor[inlinePtr](), "field Inner is an embedded pointer tagged inline, which msgpack cannot inline (embed the struct by value)"},
 		{reflect.TypeFor[inlineShadow](), `field Inner.X is shadowed by an earlier field with the msgpack name "X"`},
 		{reflect.TypeFor[dupTags](), `fields A and B of wire.dupTags both have the msgpack name "k", so one of them is lost`},
 		{reflect.TypeFor[[]shadowAfter](), `in element [i]: fields Inner.X and X of wire.shadowAfter both have the msgpack name "X"`},
