@@ -9,7 +9,11 @@ import (
 type Config struct {
 	// Items is the number of input items (N >= 0).
 	Items int
-	// BatchSize is the fixed batch size (>= 1).
+	// BatchSize is the fixed batch size (>= 1), or 0 for automatic sizes
+	// (see the package documentation). A fixed size gives batch k the
+	// indices [k·BatchSize, min((k+1)·BatchSize, Items)); automatic
+	// batches have sizes of their own, so only a Batch's Start and Count
+	// say which indices it holds.
 	BatchSize int
 	// Root is the rank that owns the queue, in [0, len(Slots)).
 	Root int
@@ -33,6 +37,13 @@ type Stats struct {
 	Batches [][]int64
 	// Items[rank][slot] counts the items assigned to that slot.
 	Items [][]int64
+	// Sizes[rank][slot] summarises the sizes of the batches assigned to
+	// that slot, RankSizes[rank] those of all the rank's slots.
+	Sizes     [][]Sizes
+	RankSizes []Sizes
+	// Estimates[rank] is the policy's view of the rank when Stats was
+	// called (ItemCost, Overhead, the current Size, Prefetch).
+	Estimates []Estimate
 }
 
 // slot is the root's view of one (rank, slot) pair.
@@ -54,6 +65,10 @@ type Scheduler struct {
 	failed    bool
 	drained   int // ranks drained
 	stats     Stats
+
+	pol        []rankPolicy // per rank: the measurements
+	hist       [][]sizeHist // per (rank, slot): the sizes assigned
+	totalSlots int          // Σ Slots
 }
 
 // New validates cfg and returns a scheduler with every slot Idle. The
@@ -65,8 +80,8 @@ func New(cfg Config) (*Scheduler, error) {
 	switch {
 	case cfg.Items < 0:
 		return nil, cfgErr("negative item count %d", cfg.Items)
-	case cfg.BatchSize < 1:
-		return nil, cfgErr("batch size %d < 1", cfg.BatchSize)
+	case cfg.BatchSize < 0:
+		return nil, cfgErr("negative batch size %d", cfg.BatchSize)
 	case len(cfg.Slots) < 1:
 		return nil, cfgErr("world size %d < 1", len(cfg.Slots))
 	case cfg.Root < 0 || cfg.Root >= len(cfg.Slots):
@@ -84,6 +99,8 @@ func New(cfg Config) (*Scheduler, error) {
 		slots:    make([][]slot, ranks),
 		drainedR: make([]bool, ranks),
 		done:     make([]bool, cfg.Items),
+		pol:      make([]rankPolicy, ranks),
+		hist:     make([][]sizeHist, ranks),
 		stats: Stats{
 			Stops:   make([][]int, ranks),
 			Drains:  make([]int, ranks),
@@ -96,6 +113,8 @@ func New(cfg Config) (*Scheduler, error) {
 		s.stats.Stops[r] = make([]int, n)
 		s.stats.Batches[r] = make([]int64, n)
 		s.stats.Items[r] = make([]int64, n)
+		s.hist[r] = make([]sizeHist, n)
+		s.totalSlots += n
 	}
 	return s, nil
 }
@@ -160,7 +179,14 @@ func (s *Scheduler) Completed() int { return s.completed }
 // IsDone reports whether index i completed successfully.
 func (s *Scheduler) IsDone(i int) bool { return i >= 0 && i < len(s.done) && s.done[i] }
 
-// Stats returns a deep copy of the instrumentation counters.
+// Exhausted reports whether every later READY or root dispatch gets STOP:
+// the call has failed or every index has been assigned. An engine that
+// holds a READY back (a prefetch slot the measurements do not call for
+// yet) must answer it once this turns true.
+func (s *Scheduler) Exhausted() bool { return s.failed || s.next >= s.cfg.Items }
+
+// Stats returns a deep copy of the instrumentation counters, with the
+// size summaries and estimates computed now (cost O(slots·distinct sizes)).
 func (s *Scheduler) Stats() Stats {
 	st := s.stats
 	st.Drains = append([]int(nil), s.stats.Drains...)
@@ -171,6 +197,17 @@ func (s *Scheduler) Stats() Stats {
 		st.Stops[r] = append([]int(nil), s.stats.Stops[r]...)
 		st.Batches[r] = append([]int64(nil), s.stats.Batches[r]...)
 		st.Items[r] = append([]int64(nil), s.stats.Items[r]...)
+	}
+	st.Sizes = make([][]Sizes, len(s.hist))
+	st.RankSizes = make([]Sizes, len(s.hist))
+	st.Estimates = make([]Estimate, len(s.hist))
+	for r, hs := range s.hist {
+		st.Sizes[r] = make([]Sizes, len(hs))
+		for j, h := range hs {
+			st.Sizes[r][j] = summary(h)
+		}
+		st.RankSizes[r] = summary(hs...)
+		st.Estimates[r] = s.Estimate(r)
 	}
 	return st
 }
@@ -213,7 +250,7 @@ func (s *Scheduler) dispatch(op string, rank, slot int) (Decision, Batch, error)
 	if s.nextID == math.MaxInt64 {
 		return 0, Batch{}, &Error{Op: op, Rank: rank, Msg: fmt.Sprintf("slot %d: batch id space exhausted", slot), Err: ErrOverflow}
 	}
-	n := min(s.cfg.BatchSize, s.cfg.Items-s.next)
+	n := s.size(rank, s.cfg.Items-s.next)
 	b := Batch{ID: s.nextID, Start: s.next, Count: n}
 	s.nextID++
 	s.next += n
@@ -222,6 +259,7 @@ func (s *Scheduler) dispatch(op string, rank, slot int) (Decision, Batch, error)
 	s.stats.Assigned++
 	s.stats.Batches[rank][slot]++
 	s.stats.Items[rank][slot] += int64(n)
+	s.hist[rank][slot].add(n)
 	return Assign, b, nil
 }
 
@@ -230,12 +268,27 @@ func (s *Scheduler) dispatch(op string, rank, slot int) (Decision, Batch, error)
 // checked before anything changes; on any mismatch it returns a protocol
 // error and the tables are untouched. ok=false (a callback error in the
 // batch) records a recoverable failure. On success the indices are marked
-// complete. The slot is Idle again afterwards.
+// complete. The slot is Idle again afterwards. It is OnResultTimed
+// without a measurement: automatic sizes learn nothing from it.
 func (s *Scheduler) OnResult(rank, slot int, id int64, indices []int64, ok bool) error {
+	return s.OnResultTimed(rank, slot, id, indices, ok, Timing{})
+}
+
+// OnResultTimed is OnResult with the batch's measurement t: t.Compute as
+// the remote rank measured it, t.RoundTrip from the TASK's send to the
+// RESULT's receipt on the root's clock, t.Queued the time the TASK waited
+// on the remote rank before it started. A successful (ok) batch with a
+// nonzero Timing updates rank's estimates (cost O(OverheadWindow·log));
+// a failed one, whose items may have stopped early, does not. A negative
+// duration is a protocol error that changes nothing, like a bad index.
+func (s *Scheduler) OnResultTimed(rank, slot int, id int64, indices []int64, ok bool, t Timing) error {
 	if err := s.ValidateResult(rank, slot, id, indices); err != nil {
 		return err
 	}
-	s.complete(&s.slots[rank][slot], ok)
+	if !t.valid() {
+		return slotErr("OnResult", rank, slot, "batch %d: negative duration in %+v", id, t)
+	}
+	s.complete(rank, &s.slots[rank][slot], ok, t)
 	return nil
 }
 
@@ -270,8 +323,18 @@ func (s *Scheduler) ValidateResult(rank, slot int, id int64, indices []int64) er
 }
 
 // CompleteRoot records the completion of the batch running on the root's
-// own slot (handed off directly, so there are no indices to check).
+// own slot (handed off directly, so there are no indices to check). It is
+// CompleteRootTimed without a measurement.
 func (s *Scheduler) CompleteRoot(slot int, ok bool) error {
+	return s.CompleteRootTimed(slot, ok, Timing{})
+}
+
+// CompleteRootTimed is CompleteRoot with the batch's measurement: t.Compute
+// is the time the slot spent in the batch's items; RoundTrip and Queued
+// are normally zero (the root's own overhead is then MinOverhead). A
+// successful batch with a nonzero Timing updates the root's estimates; a
+// negative duration is a protocol error that changes nothing.
+func (s *Scheduler) CompleteRootTimed(slot int, ok bool, t Timing) error {
 	const op = "CompleteRoot"
 	root := s.cfg.Root
 	if err := s.checkSlot(op, root, slot); err != nil {
@@ -281,12 +344,22 @@ func (s *Scheduler) CompleteRoot(slot int, ok bool) error {
 	if l.state != Running {
 		return slotErr(op, root, slot, "slot is %v, want Running", l.state)
 	}
-	s.complete(l, ok)
+	if !t.valid() {
+		return slotErr(op, root, slot, "batch %d: negative duration in %+v", l.batch.ID, t)
+	}
+	s.complete(root, l, ok, t)
 	return nil
 }
 
-func (s *Scheduler) complete(l *slot, ok bool) {
+func (s *Scheduler) complete(rank int, l *slot, ok bool, t Timing) {
 	b := l.batch
+	if ok && t.measured() {
+		p := &s.pol[rank]
+		p.observe(b.Count, t)
+		if rank != s.cfg.Root {
+			p.updatePrefetch(s.curSize(rank))
+		}
+	}
 	if ok {
 		for i := b.Start; i < b.End(); i++ {
 			if !s.done[i] {
@@ -315,7 +388,7 @@ func (s *Scheduler) FailRunning(rank, slot int) (Batch, error) {
 		return Batch{}, slotErr(op, rank, slot, "slot is %v, want Running", l.state)
 	}
 	b := l.batch
-	s.complete(l, false)
+	s.complete(rank, l, false, Timing{})
 	return b, nil
 }
 
@@ -345,7 +418,8 @@ func (s *Scheduler) OnDrain(rank int) error {
 }
 
 // Check verifies the instrumentation invariants: per-slot batch and item
-// counts that add up to what was assigned, and, once done, one completion
+// counts that add up to what was assigned and agree with the per-slot size
+// histograms, and, once done, one completion
 // per assigned batch, exactly one STOP per slot and one DRAIN per rank. It also checks that a
 // finished call without failure completed every index.
 func (s *Scheduler) Check() error {
@@ -359,6 +433,13 @@ func (s *Scheduler) Check() error {
 	}
 	if batches != st.Assigned || items != int64(s.next) {
 		return protoErr("Check", -1, "per-slot tables count %d batches and %d items, want %d and %d", batches, items, st.Assigned, s.next)
+	}
+	for r, hs := range s.hist {
+		for j, h := range hs {
+			if b, n := h.totals(); b != st.Batches[r][j] || n != st.Items[r][j] {
+				return slotErr("Check", r, j, "size histogram counts %d batches of %d items, want %d and %d", b, n, st.Batches[r][j], st.Items[r][j])
+			}
+		}
 	}
 	if !s.Done() {
 		return nil

@@ -29,6 +29,8 @@ type schedSnap struct {
 	failed    bool
 	drained   int
 	stats     Stats
+	pol       []rankPolicy
+	hist      [][]sizeHist
 }
 
 func snapshot(s *Scheduler) schedSnap {
@@ -36,6 +38,14 @@ func snapshot(s *Scheduler) schedSnap {
 		cfg: s.Config(), next: s.next, nextID: s.nextID,
 		drainedR: append([]bool(nil), s.drainedR...), done: append([]bool(nil), s.done...),
 		completed: s.completed, failed: s.failed, drained: s.drained, stats: s.Stats(),
+		pol: append([]rankPolicy(nil), s.pol...),
+	}
+	for _, row := range s.hist {
+		var hs []sizeHist
+		for _, h := range row {
+			hs = append(hs, append(sizeHist(nil), h...))
+		}
+		sn.hist = append(sn.hist, hs)
 	}
 	for _, row := range s.slots {
 		sn.slots = append(sn.slots, append([]slot(nil), row...))
@@ -95,7 +105,7 @@ func mustOK(t *testing.T, what string, err error) {
 func TestNewRejectsBadConfig(t *testing.T) {
 	for _, cfg := range []Config{
 		{Items: -1, BatchSize: 1, Slots: []int{1}},
-		{Items: 1, BatchSize: 0, Slots: []int{1}},
+		{Items: 1, BatchSize: -1, Slots: []int{1}},
 		{Items: 1, BatchSize: 1},
 		{Items: 1, BatchSize: 1, Slots: []int{}},
 		{Items: 1, BatchSize: 1, Slots: []int{1, 1}, Root: 2},
@@ -229,10 +239,15 @@ func TestNormalFlowSeveralSlots(t *testing.T) {
 	mustOK(t, "Check", s.Check())
 	want := Stats{
 		Assigned: 6, Results: 6,
-		Stops:   [][]int{{1, 1}, {1, 1, 1}, {1}},
-		Drains:  []int{1, 1, 1},
-		Batches: [][]int64{{1, 1}, {1, 1, 1}, {1}},
-		Items:   [][]int64{{2, 2}, {2, 1, 2}, {2}},
+		Stops:     [][]int{{1, 1}, {1, 1, 1}, {1}},
+		Drains:    []int{1, 1, 1},
+		Batches:   [][]int64{{1, 1}, {1, 1, 1}, {1}},
+		Items:     [][]int64{{2, 2}, {2, 1, 2}, {2}},
+		Sizes:     [][]Sizes{{{1, 2, 2, 2}, {1, 2, 2, 2}}, {{1, 2, 2, 2}, {1, 1, 1, 1}, {1, 2, 2, 2}}, {{1, 2, 2, 2}}},
+		RankSizes: []Sizes{{2, 2, 2, 2}, {3, 1, 2, 2}, {1, 2, 2, 2}},
+	}
+	for range 3 {
+		want.Estimates = append(want.Estimates, Estimate{Overhead: MinOverhead, Size: 2})
 	}
 	if st := s.Stats(); !reflect.DeepEqual(st, want) {
 		t.Fatalf("stats\n got %+v\nwant %+v", st, want)
