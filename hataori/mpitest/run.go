@@ -255,57 +255,15 @@ func runJob(t *testing.T, bin string, p pairing, s site, env []string, cfg Confi
 // the launcher and every process it started are killed (Contain), and
 // whatever outlived the job is killed after it (Reap).
 func startJob(bin string, p pairing, s site, env []string, program string, cfg Config) jobResult {
-	added := append(append([]string{ChildEnv + "=1"}, env...), cfg.Env...)
-	args := append(s.args(p, cfg.Ranks, added), program,
-		"-test.run=^"+cfg.Test+"$", "-test.count=1", "-test.v=true",
-		// The child's own timeout fires first and dumps its goroutines.
-		fmt.Sprintf("-test.timeout=%s", childTimeout(cfg)))
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.Timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	Contain(cmd)
-	cmd.WaitDelay = killGrace + 5*time.Second
-	cmd.Env = append(os.Environ(), added...)
-	out := &stampedBuffer{}
-	if cfg.Signal != nil {
-		out.watch = newLineWatch(cfg.Signal.After, cfg.Ranks)
-	}
-	cmd.Stdout = out
-	cmd.Stderr = out
+	cmd, out := jobCommand(ctx, bin, p, s, env, program, cfg)
 	start := time.Now()
-	var sentAt time.Time
-	var signalErr error
-	runErr := cmd.Start()
-	if runErr == nil {
-		ended := make(chan struct{})
-		signaler := make(chan struct{})
-		if cfg.Signal != nil {
-			go func() {
-				defer close(signaler)
-				select {
-				case <-out.watch.fired:
-					sentAt = time.Now()
-					if signalErr = cmd.Process.Signal(cfg.Signal.Send); signalErr != nil {
-						sentAt = time.Time{}
-					}
-				case <-ended:
-				}
-			}()
-		} else {
-			close(signaler)
-		}
-		runErr = cmd.Wait()
-		close(ended)
-		<-signaler
-	}
+	sentAt, signalErr, runErr := runLauncher(cmd, out.watch, cfg.Signal)
 	end := time.Now()
 	Reap(cmd)
-	desc := fmt.Sprintf("%s %s (%d ranks)", p.launcher.bin, cfg.Test, cfg.Ranks)
-	if s.multiHost() && p.launcher.name == p.lib.name {
-		desc = fmt.Sprintf("%s %s (%d ranks on hosts %s)", p.launcher.bin, cfg.Test, cfg.Ranks, s.hostList())
-	}
 	r := jobResult{
-		desc:      desc,
+		desc:      jobDesc(p, s, cfg),
 		output:    out.String(),
 		elapsed:   end.Sub(start),
 		sinceMark: -1,
@@ -326,15 +284,87 @@ func startJob(bin string, p pairing, s site, env []string, program string, cfg C
 			r.sinceMark = end.Sub(at)
 		}
 	}
-	if runErr != nil && !r.timedOut {
-		var ee *exec.ExitError
-		if errors.As(runErr, &ee) {
-			r.code = ee.ExitCode()
-		} else {
-			r.err = runErr
-		}
+	if !r.timedOut {
+		r.code, r.err = exitStatus(runErr)
 	}
 	return r
+}
+
+// jobCommand builds the launcher command of a job (see startJob), killed
+// when ctx ends, and the buffer that collects its output, which watches
+// for cfg.Signal's line when cfg.Signal is not nil.
+func jobCommand(ctx context.Context, bin string, p pairing, s site, env []string, program string, cfg Config) (*exec.Cmd, *stampedBuffer) {
+	added := append(append([]string{ChildEnv + "=1"}, env...), cfg.Env...)
+	args := append(s.args(p, cfg.Ranks, added), program,
+		"-test.run=^"+cfg.Test+"$", "-test.count=1", "-test.v=true",
+		// The child's own timeout fires first and dumps its goroutines.
+		fmt.Sprintf("-test.timeout=%s", childTimeout(cfg)))
+	cmd := exec.CommandContext(ctx, bin, args...)
+	Contain(cmd)
+	cmd.WaitDelay = killGrace + 5*time.Second
+	cmd.Env = append(os.Environ(), added...)
+	out := &stampedBuffer{}
+	if cfg.Signal != nil {
+		out.watch = newLineWatch(cfg.Signal.After, cfg.Ranks)
+	}
+	cmd.Stdout = out
+	cmd.Stderr = out
+	return cmd, out
+}
+
+// runLauncher starts cmd and waits for it to end. When sg is not nil it
+// sends sg.Send to the launcher once watch fires (watch is then the
+// buffer's watch for sg.After), unless the launcher ended first: sentAt is
+// when it was sent (zero when it was not), signalErr why sending failed.
+// runErr is what starting or waiting for cmd returned.
+func runLauncher(cmd *exec.Cmd, watch *lineWatch, sg *Signal) (sentAt time.Time, signalErr, runErr error) {
+	if runErr = cmd.Start(); runErr != nil {
+		return time.Time{}, nil, runErr
+	}
+	ended := make(chan struct{})
+	signaler := make(chan struct{})
+	if sg != nil {
+		go func() {
+			defer close(signaler)
+			select {
+			case <-watch.fired:
+				sentAt = time.Now()
+				if signalErr = cmd.Process.Signal(sg.Send); signalErr != nil {
+					sentAt = time.Time{}
+				}
+			case <-ended:
+			}
+		}()
+	} else {
+		close(signaler)
+	}
+	runErr = cmd.Wait()
+	close(ended)
+	<-signaler
+	return sentAt, signalErr, runErr
+}
+
+// jobDesc names a job in messages: launcher, test, rank count, and the
+// hosts when the job spans several.
+func jobDesc(p pairing, s site, cfg Config) string {
+	if s.multiHost() && p.launcher.name == p.lib.name {
+		return fmt.Sprintf("%s %s (%d ranks on hosts %s)", p.launcher.bin, cfg.Test, cfg.Ranks, s.hostList())
+	}
+	return fmt.Sprintf("%s %s (%d ranks)", p.launcher.bin, cfg.Test, cfg.Ranks)
+}
+
+// exitStatus splits the error of a launcher that ran (and was not killed
+// on timeout) into its exit code, or err when it has none (the launcher
+// could not be started or waited for).
+func exitStatus(runErr error) (code int, err error) {
+	if runErr == nil {
+		return 0, nil
+	}
+	var ee *exec.ExitError
+	if errors.As(runErr, &ee) {
+		return ee.ExitCode(), nil
+	}
+	return 0, runErr
 }
 
 // signalState says, for a job with Config.Signal, whether the signal was
