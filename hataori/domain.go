@@ -92,7 +92,7 @@ type DomainConfig struct {
 // each new worker before it reports (to delay one).
 var (
 	pinCPU          = pinThread
-	workerStartHook func(slot int)
+	workerStartHook func(worker int)
 )
 
 // Domain is a rank-local execution resource: a fixed set of worker
@@ -133,13 +133,13 @@ type Domain struct {
 	workers   []*domainWorker
 	wg        sync.WaitGroup
 
-	busy     atomic.Bool // admission: one operation at a time
-	closed   atomic.Bool
-	lent     atomic.Bool // an Inner item holds the domain
-	parBusy  atomic.Bool // a Parallel call is running
-	stopping atomic.Bool
-	stopOnce sync.Once
-	stopped  chan struct{}
+	busy         atomic.Bool // admission: one operation at a time
+	closed       atomic.Bool
+	lent         atomic.Bool // an Inner item holds the domain
+	parBusy      atomic.Bool // a Parallel call is running
+	shuttingDown atomic.Bool
+	shutdownOnce sync.Once
+	shutDown     chan struct{}
 
 	foreign *foreignExec // set only on the carrier domains of package lanes
 }
@@ -159,11 +159,11 @@ func NewDomain(cfg DomainConfig) (*Domain, error) {
 		return nil, err
 	}
 	d := &Domain{
-		cpus:    slices.Clone(cfg.CPUs),
-		pinOn:   cfg.Pinning == Managed && pinningSupported,
-		pin:     pinCPU,
-		workers: make([]*domainWorker, cfg.Workers),
-		stopped: make(chan struct{}),
+		cpus:     slices.Clone(cfg.CPUs),
+		pinOn:    cfg.Pinning == Managed && pinningSupported,
+		pin:      pinCPU,
+		workers:  make([]*domainWorker, cfg.Workers),
+		shutDown: make(chan struct{}),
 	}
 	if d.pinOn {
 		d.placement.Store(int32(Verified))
@@ -174,7 +174,7 @@ func NewDomain(cfg DomainConfig) (*Domain, error) {
 	}
 	reports := make(chan workerReport, cfg.Workers)
 	for i := range d.workers {
-		w := &domainWorker{slot: i, cpu: -1, jobs: make(chan workerTask, 1)}
+		w := &domainWorker{index: i, cpu: -1, jobs: make(chan workerTask, 1)}
 		if d.pinOn {
 			w.cpu = d.cpus[i]
 		}
@@ -188,7 +188,7 @@ func NewDomain(cfg DomainConfig) (*Domain, error) {
 	for range cfg.Workers {
 		select {
 		case r := <-reports:
-			if r.err != nil && (fail == nil || r.slot < fail.slot) {
+			if r.err != nil && (fail == nil || r.worker < fail.worker) {
 				fail = &r
 			}
 		case <-timer.C:
@@ -198,7 +198,7 @@ func NewDomain(cfg DomainConfig) (*Domain, error) {
 	}
 	if fail != nil {
 		d.abort(true)
-		return nil, &DomainError{Op: "pin", CPU: d.workers[fail.slot].cpu, Err: fmt.Errorf("%w: %w", ErrPinFailed, fail.err)}
+		return nil, &DomainError{Op: "pin", CPU: d.workers[fail.worker].cpu, Err: fmt.Errorf("%w: %w", ErrPinFailed, fail.err)}
 	}
 	d.id = int(nextDomainID.Add(1) - 1)
 	return d, nil
@@ -307,8 +307,8 @@ func (d *Domain) Close() error {
 		d.shutdown()
 		return nil
 	}
-	if d.stopping.Load() {
-		<-d.stopped
+	if d.shuttingDown.Load() {
+		<-d.shutDown
 	}
 	return nil
 }
@@ -362,14 +362,14 @@ func (d *Domain) abort(wait bool) {
 }
 
 func (d *Domain) stopWorkers(wait bool) {
-	d.stopOnce.Do(func() {
-		d.stopping.Store(true)
+	d.shutdownOnce.Do(func() {
+		d.shuttingDown.Store(true)
 		for _, w := range d.workers {
 			close(w.jobs)
 		}
 		if wait {
 			d.wg.Wait()
 		}
-		close(d.stopped)
+		close(d.shutDown)
 	})
 }

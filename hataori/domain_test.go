@@ -144,8 +144,8 @@ func TestNewDomainStartTimeout(t *testing.T) {
 	hold := make(chan struct{})
 	cfg := DomainConfig{Oversubscribe: true, Workers: 3, StartTimeout: 20 * time.Millisecond}
 	defer func() { workerStartHook = nil }()
-	workerStartHook = func(slot int) {
-		if slot == 1 {
+	workerStartHook = func(worker int) {
+		if worker == 1 {
 			<-hold
 		}
 	}

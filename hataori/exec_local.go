@@ -80,15 +80,16 @@ func (e domainExec) Run(work func(slot int), coord func()) error {
 	return nil
 }
 
-// slotTask is one slot's loop of a collective call, run by a worker.
+// slotTask is one slot's loop of a collective call, run by a worker: under
+// Outer, slot w runs on worker w; otherwise slot 0 runs on worker 0.
 type slotTask struct {
 	work func(slot int)
 	wg   *sync.WaitGroup
 }
 
-func (t slotTask) runOn(slot int) {
+func (t slotTask) runOn(worker int) {
 	defer t.wg.Done()
-	t.work(slot)
+	t.work(worker)
 }
 
 // helperExec is the executor of an MPI-only rank (no domain): one slot on

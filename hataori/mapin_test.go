@@ -436,7 +436,7 @@ func TestDomainCloseWhileBusy(t *testing.T) {
 		t.Fatalf("the running MapIn failed: %v", err)
 	}
 	waitLiveWorkers(t, base)
-	<-d.stopped
+	<-d.shutDown
 }
 
 func TestCloseFromWorker(t *testing.T) {

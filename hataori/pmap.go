@@ -190,7 +190,7 @@ type call[T, U any] struct {
 	spare       bool // the rank may use more CPUs than its computing goroutines
 	oneCPU      bool // the rank may use one CPU only (its slots share it with the coordinator)
 	rep         *report
-	pan         *panicSlot
+	pan         *firstPanic
 	out         []U // the root's result table
 
 	onProgress    func(Progress) // the root's hook (nil: none)
@@ -248,7 +248,7 @@ func newCall[T, U any](ctx context.Context, k *coll.Coll, exec seam.Executor, op
 	cpus := len(allowedCPUs())
 	c := &call[T, U]{
 		ctx: ctx, k: k, root: opts.Root, items: items, f: f, stopOnError: stopOnError && !collect, collect: collect,
-		inline: !exec.Offloads(), rep: newReport(k, opts.Root, collect), pan: newPanicSlot(),
+		inline: !exec.Offloads(), rep: newReport(k, opts.Root, collect), pan: newFirstPanic(),
 		spare: cpus > exec.Threads(), oneCPU: cpus == 1,
 	}
 	if k.Rank == opts.Root {

@@ -109,7 +109,7 @@ func TestItemPosition(t *testing.T) {
 // A CollectAll RESULT carries its faults, then the other items' results.
 func TestPartialFrame(t *testing.T) {
 	indices := []int64{4, 5, 6, 7}
-	faults := []resultFault{{Index: 5, Kind: uint8(KindUser), Message: "five"}, {Index: 7, Kind: uint8(KindWire), Message: "seven"}}
+	faults := []wireFault{{Index: 5, Kind: uint8(KindUser), Message: "five"}, {Index: 7, Kind: uint8(KindWire), Message: "seven"}}
 	buf, err := partialFrame(nil, 2, indices, faults, []string{"four", "six"})
 	if err != nil {
 		t.Fatal(err)
@@ -130,7 +130,7 @@ func TestPartialFrame(t *testing.T) {
 	if err != nil || vals[0] != "four" || vals[1] != "six" {
 		t.Fatalf("results %v %v", vals, err)
 	}
-	for _, bad := range [][]resultFault{{{Index: 9}}, {{Index: 6}, {Index: 5}}, {{Index: 5}, {Index: 5}}} {
+	for _, bad := range [][]wireFault{{{Index: 9}}, {{Index: 6}, {Index: 5}}, {{Index: 5}, {Index: 5}}} {
 		b, err := partialFrame[string](nil, 2, indices, bad, nil)
 		if err != nil {
 			t.Fatal(err)

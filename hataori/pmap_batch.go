@@ -16,16 +16,17 @@ import (
 // context and the slot it runs on (lanes lend slot s's engine).
 type itemFunc[T, U any] func(ctx context.Context, slot int, item T) (U, error)
 
-// itemFault is one failing item of a batch.
+// itemFault is one failing item of a batch as evalBatch leaves it on the
+// rank that ran it: its position in the batch and the callback's error.
 type itemFault struct {
 	pos int   // position in the batch
 	err error // the callback's error
-	// stopped: the item failed with the call's own cancellation (its
+	// canceled: the item failed with the call's own cancellation (its
 	// context had ended, and the error is context.Canceled,
 	// context.DeadlineExceeded or ErrStopped): a consequence of the
 	// failure that stopped the call, not a failure of its own, so it
 	// never wins the convergence over that failure.
-	stopped bool
+	canceled bool
 }
 
 // batchOutcome is what evaluating one batch on a slot left behind.
@@ -34,10 +35,10 @@ type batchOutcome struct {
 }
 
 // first returns the lowest failing item that is not a mere consequence of
-// the call stopping, else the lowest stopped one, else nil.
+// the call stopping, else the lowest canceled one, else nil.
 func (o *batchOutcome) first() *itemFault {
 	for i := range o.faults {
-		if !o.faults[i].stopped {
+		if !o.faults[i].canceled {
 			return &o.faults[i]
 		}
 	}
@@ -47,9 +48,9 @@ func (o *batchOutcome) first() *itemFault {
 	return nil
 }
 
-// isStopped reports whether err is the call's own cancellation showing
-// through a callback (see itemFault.stopped).
-func isStopped(ctx context.Context, err error) bool {
+// isCallCanceled reports whether err is the call's own cancellation showing
+// through a callback (see itemFault.canceled).
+func isCallCanceled(ctx context.Context, err error) bool {
 	return ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrStopped))
 }
 
@@ -61,14 +62,14 @@ func isStopped(ctx context.Context, err error) bool {
 // it evaluates every item. It reports a panic (or runtime.Goexit) of f
 // through pan instead of raising it and returns false then; the
 // coordinator aborts the job.
-func evalBatch[T, U any](ctx context.Context, f itemFunc[T, U], slot int, items []T, out []U, stopOnError bool, pan *panicSlot) (o batchOutcome, ok bool) {
+func evalBatch[T, U any](ctx context.Context, f itemFunc[T, U], slot int, items []T, out []U, stopOnError bool, pan *firstPanic) (o batchOutcome, ok bool) {
 	for i := range items {
 		u, err, normal := callItem(ctx, f, slot, items[i], pan)
 		if !normal {
 			return o, false
 		}
 		if err != nil {
-			o.faults = append(o.faults, itemFault{pos: i, err: err, stopped: isStopped(ctx, err)})
+			o.faults = append(o.faults, itemFault{pos: i, err: err, canceled: isCallCanceled(ctx, err)})
 			if stopOnError {
 				return o, true
 			}
@@ -82,7 +83,7 @@ func evalBatch[T, U any](ctx context.Context, f itemFunc[T, U], slot int, items 
 // callItem calls f once; a panic or Goexit is recorded in pan and reported
 // as normal == false. A Goexit cannot be stopped: the slot's goroutine ends
 // after the record, and the coordinator aborts the job.
-func callItem[T, U any](ctx context.Context, f itemFunc[T, U], slot int, item T, pan *panicSlot) (u U, err error, normal bool) {
+func callItem[T, U any](ctx context.Context, f itemFunc[T, U], slot int, item T, pan *firstPanic) (u U, err error, normal bool) {
 	defer func() {
 		if !normal {
 			pan.record(capturePanic(recover()))
@@ -92,23 +93,23 @@ func callItem[T, U any](ctx context.Context, f itemFunc[T, U], slot int, item T,
 	return u, err, true
 }
 
-// panicSlot holds the first panic raised by user code on a slot during one
+// firstPanic holds the first panic raised by user code on any slot of one
 // call, for the coordinator, which alone may call MPI_Abort.
-type panicSlot struct {
+type firstPanic struct {
 	p    atomic.Pointer[PanicError]
 	wake chan struct{} // capacity one: nudges a coordinator that is waiting
 }
 
-func newPanicSlot() *panicSlot { return &panicSlot{wake: make(chan struct{}, 1)} }
+func newFirstPanic() *firstPanic { return &firstPanic{wake: make(chan struct{}, 1)} }
 
-func (s *panicSlot) record(p *PanicError) {
+func (s *firstPanic) record(p *PanicError) {
 	if s.p.CompareAndSwap(nil, p) {
 		s.nudge()
 	}
 }
 
 // nudge wakes a waiting coordinator without blocking.
-func (s *panicSlot) nudge() {
+func (s *firstPanic) nudge() {
 	select {
 	case s.wake <- struct{}{}:
 	default:
@@ -118,7 +119,7 @@ func (s *panicSlot) nudge() {
 // check aborts the job with ExitPanic, printing the panic value and stack
 // first, when a slot recorded a panic; it returns otherwise. It runs on
 // the coordinator.
-func (s *panicSlot) check(k *coll.Coll) {
+func (s *firstPanic) check(k *coll.Coll) {
 	if p := s.p.Load(); p != nil {
 		fmt.Fprintf(os.Stderr, "hataori: Pmap callback panicked: %v\n\n%s\n", p.Value, p.Stack)
 		coll.AbortJob(ExitPanic, "callback panic in Pmap")

@@ -25,7 +25,7 @@ func TestEvalBatchOutcomes(t *testing.T) {
 	}
 	items := []int{0, 1, 2, 3, 4, 5, 6, 4}
 	for _, stop := range []bool{false, true} {
-		pan := newPanicSlot()
+		pan := newFirstPanic()
 		out := make([]int, len(items))
 		o, ok := evalBatch(ctx, f, 2, items[:5], out[:5], stop, pan)
 		if !ok || o.first() != nil || fmt.Sprint(out[:5]) != "[0 10 20 30 40]" {
@@ -33,7 +33,7 @@ func TestEvalBatchOutcomes(t *testing.T) {
 		}
 		clear(out)
 		o, ok = evalBatch(ctx, f, 2, items[4:], out[4:], stop, pan)
-		if f := o.first(); !ok || f == nil || f.pos != 1 || f.err.Error() != "bad 5" || f.stopped {
+		if f := o.first(); !ok || f == nil || f.pos != 1 || f.err.Error() != "bad 5" || f.canceled {
 			t.Fatalf("stop=%v failing batch: ok %v faults %v", stop, ok, o.faults)
 		}
 		if want := map[bool]int{true: 1, false: 2}[stop]; len(o.faults) != want {
@@ -66,13 +66,13 @@ func TestEvalBatchStopped(t *testing.T) {
 		}
 		return 0, fmt.Errorf("item %d: %w", x, context.Canceled)
 	}
-	o, _ := evalBatch(ctx, f, 0, []int{1}, make([]int, 1), false, newPanicSlot())
-	if len(o.faults) != 1 || o.faults[0].stopped {
+	o, _ := evalBatch(ctx, f, 0, []int{1}, make([]int, 1), false, newFirstPanic())
+	if len(o.faults) != 1 || o.faults[0].canceled {
 		t.Fatalf("before cancellation: %+v", o.faults)
 	}
 	cancel(ErrStopped)
-	o, _ = evalBatch(ctx, f, 0, []int{0, 1}, make([]int, 2), false, newPanicSlot())
-	if len(o.faults) != 2 || !o.faults[0].stopped || !o.faults[1].stopped || o.first().pos != 0 {
+	o, _ = evalBatch(ctx, f, 0, []int{0, 1}, make([]int, 2), false, newFirstPanic())
+	if len(o.faults) != 2 || !o.faults[0].canceled || !o.faults[1].canceled || o.first().pos != 0 {
 		t.Fatalf("after cancellation: %+v", o.faults)
 	}
 }

@@ -17,33 +17,35 @@ import (
 // call stopped), which share one message. Its size is that of the failures
 // themselves (at most 4096 bytes of message each, plus a few bytes per
 // item); nothing is kept per successful item.
-type failureList struct {
-	F  []failureEntry `msgpack:"f"`
-	M  []int64        `msgpack:"m"` // missing ranges, lo and hi flattened
-	MK int32          `msgpack:"mk"`
-	MM string         `msgpack:"mm"`
+// faultList is that value; faultListEntry one failure of it (the
+// ItemFailure fields without the original error).
+type faultList struct {
+	F  []faultListEntry `msgpack:"f"`
+	M  []int64          `msgpack:"m"` // missing ranges, lo and hi flattened
+	MK int32            `msgpack:"mk"`
+	MM string           `msgpack:"mm"`
 }
 
-type failureEntry struct {
+type faultListEntry struct {
 	I int64  `msgpack:"i"`
 	K int32  `msgpack:"k"`
 	R int32  `msgpack:"r"`
 	M string `msgpack:"m"`
 }
 
-// broadcastFailures returns the CollectAll list of failed items, the same
+// broadcastFaultList returns the CollectAll list of failed items, the same
 // on every rank, in index order, each entry this rank reported carrying
 // its original error. e is the converged error, whose kind and rank the
 // items without a result are charged to.
-func (r *report) broadcastFailures(e *PmapError) []ItemFailure {
+func (r *report) broadcastFaultList(e *PmapError) []ItemFailure {
 	k := r.k
 	var buf []byte
 	if k.Rank == r.root {
 		slices.SortFunc(r.list, func(a, b ItemFailure) int { return cmp.Compare(a.Index, b.Index) })
-		fl := failureList{F: make([]failureEntry, len(r.list)), MK: int32(e.Kind),
+		fl := faultList{F: make([]faultListEntry, len(r.list)), MK: int32(e.Kind),
 			MM: errmsg.Bound(fmt.Sprintf("no result: the call stopped early (%v error reported by rank %d: %s)", e.Kind, e.Rank, e.Message))}
 		for i, f := range r.list {
-			fl.F[i] = failureEntry{I: int64(f.Index), K: int32(f.Kind), R: int32(f.Rank), M: f.Message}
+			fl.F[i] = faultListEntry{I: int64(f.Index), K: int32(f.Kind), R: int32(f.Rank), M: f.Message}
 		}
 		for _, m := range r.missing {
 			fl.M = append(fl.M, int64(m.lo), int64(m.hi))
@@ -57,7 +59,7 @@ func (r *report) broadcastFailures(e *PmapError) []ItemFailure {
 	if err != nil {
 		k.AbortTransport(err)
 	}
-	fl, err := wire.DecodeValueOwned[failureList](buf)
+	fl, err := wire.DecodeValueOwned[faultList](buf)
 	if err != nil || len(fl.M)%2 != 0 {
 		k.AbortProtocol(fmt.Sprintf("decoding the list of failed items: %v", err))
 	}

@@ -18,8 +18,8 @@ import (
 //	        taskStats and taskSpans flags (what the root wants measured)
 //	RESULT  Count raw indices echoed from the TASK, then for statusOK the
 //	        Count results (wire.EncodeItems), for statusUser/statusWire one
-//	        resultFault (wire.EncodeValue), for statusPartial (CollectAll)
-//	        an 8-byte length L, L bytes of []resultFault (every failed item
+//	        wireFault (wire.EncodeValue), for statusPartial (CollectAll)
+//	        an 8-byte length L, L bytes of []wireFault (every failed item
 //	        of the batch, in index order), then the results of the other
 //	        items, in index order
 //	STOP    8 raw bytes: the input length N (call-level error keys need it)
@@ -46,10 +46,12 @@ const (
 	taskSpans uint8 = 1 << 1 // record the batch's span (CallStats.RecordSpans)
 )
 
-// resultFault is one failed item of a RESULT: the failing input index, its
-// kind (KindUser or KindWire; KindCanceled for an item stopped by the
+// wireFault is an item fault in its wire form, one failed item of a RESULT
+// (a fault frame carries one, a partial RESULT a list): the failing input
+// index (a batch's first index for a fault of the whole frame), its
+// kind (KindUser or KindWire; KindCanceled for an item that failed with the
 // call's cancellation) and the bounded message.
-type resultFault struct {
+type wireFault struct {
 	Index   int64  `msgpack:"i"`
 	Kind    uint8  `msgpack:"k"`
 	Message string `msgpack:"m"`
@@ -129,7 +131,7 @@ func resultFrame[U any](dst []byte, id int64, indices []int64, out []U) ([]byte,
 
 // faultFrame builds a failed RESULT echoing indices. It cannot fail: a
 // bounded message always encodes.
-func faultFrame(id int64, status uint8, indices []int64, f resultFault) []byte {
+func faultFrame(id int64, status uint8, indices []int64, f wireFault) []byte {
 	buf, err := wire.EncodeValue(rawIndices(indices), f)
 	if err != nil {
 		buf = rawIndices(indices)
@@ -140,7 +142,7 @@ func faultFrame(id int64, status uint8, indices []int64, f resultFault) []byte {
 // partialFrame builds a CollectAll RESULT of a batch in which the items
 // faults name failed: indices, the faults, then results, the results of the
 // other items in index order. dst is scratch, as for taskFrame.
-func partialFrame[U any](dst []byte, id int64, indices []int64, faults []resultFault, results []U) ([]byte, error) {
+func partialFrame[U any](dst []byte, id int64, indices []int64, faults []wireFault, results []U) ([]byte, error) {
 	if err := countFits(len(indices)); err != nil {
 		return nil, err
 	}
@@ -163,7 +165,7 @@ func partialFrame[U any](dst []byte, id int64, indices []int64, faults []resultF
 // parsePartial splits the payload of a statusPartial RESULT after its
 // indices into the faults and the encoded results. The faults must name
 // distinct indices of the batch in increasing order.
-func parsePartial(rest []byte, indices []int64) ([]resultFault, []byte, error) {
+func parsePartial(rest []byte, indices []int64) ([]wireFault, []byte, error) {
 	if len(rest) < 8 {
 		return nil, nil, &wire.Error{Kind: wire.ErrTruncated, Detail: "partial RESULT without its fault length"}
 	}
@@ -171,7 +173,7 @@ func parsePartial(rest []byte, indices []int64) ([]resultFault, []byte, error) {
 	if n > uint64(len(rest)-8) {
 		return nil, nil, &wire.Error{Kind: wire.ErrTruncated, Detail: fmt.Sprintf("partial RESULT announces %d fault bytes in %d", n, len(rest)-8)}
 	}
-	faults, err := wire.DecodeValue[[]resultFault](rest[8 : 8+n])
+	faults, err := wire.DecodeValue[[]wireFault](rest[8 : 8+n])
 	if err != nil {
 		return nil, nil, err
 	}

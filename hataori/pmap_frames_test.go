@@ -50,13 +50,13 @@ func TestTaskAndResultFramesRoundTrip(t *testing.T) {
 }
 
 func TestFaultAndControlFrames(t *testing.T) {
-	buf := faultFrame(3, statusUser, []int64{4, 5}, resultFault{Index: 5, Message: "boom"})
+	buf := faultFrame(3, statusUser, []int64{4, 5}, wireFault{Index: 5, Message: "boom"})
 	h, _ := wire.ParseHeader(buf)
 	idx, rest, err := splitIndices(h, buf[wire.HeaderSize:])
 	if err != nil || h.Status != statusUser || !reflect.DeepEqual(idx, []int64{4, 5}) {
 		t.Fatalf("%+v %v %v", h, idx, err)
 	}
-	f, err := wire.DecodeValue[resultFault](rest)
+	f, err := wire.DecodeValue[wireFault](rest)
 	if err != nil || f.Index != 5 || f.Message != "boom" {
 		t.Fatalf("fault %+v %v", f, err)
 	}

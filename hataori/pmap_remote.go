@@ -28,27 +28,27 @@ import (
 // callbacks and encodes its RESULT on its own goroutine, so the
 // coordinator stays free to answer.
 type remoteLoop[T, U any] struct {
-	c       *call[T, U]
-	k       *coll.Coll
-	w       *sched.Remote
-	slots   int            // the executor's slots
-	logical int            // slots towards the root: slots, plus one with prefetch
-	jobs    chan remoteJob // capacity logical; closed once every logical slot stopped
-	closed  bool
-	results chan slotResult // capacity logical: a finished slot never waits
-	free    chan []byte     // RESULT frames already sent, for reuse
-	held    int             // TASKs received whose RESULT is not yet sent
-	kicks   bool            // hand-offs through done and posted (one CPU, no prefetch)
-	done    coll.Kick       // signalled by a slot that queued a RESULT
-	posted  coll.Kick       // signalled by the coordinator that queued a TASK (or closed the queue)
+	c          *call[T, U]
+	k          *coll.Coll
+	w          *sched.Remote
+	execSlots  int            // the executor's slots
+	logical    int            // slots towards the root: execSlots, plus one with prefetch
+	jobs       chan remoteJob // capacity logical; closed once every logical slot stopped
+	closed     bool
+	results    chan slotResult // capacity logical: a finished slot never waits
+	free       chan []byte     // RESULT frames already sent, for reuse
+	held       int             // TASKs received whose RESULT is not yet sent
+	kicks      bool            // hand-offs through resultKick and taskKick (one CPU, no prefetch)
+	resultKick coll.Kick       // signalled by a slot that queued a RESULT
+	taskKick   coll.Kick       // signalled by the coordinator that queued a TASK (or closed the queue)
 
-	stopN      int64 // the input length, from the first STOP
-	canceled   bool
-	cancelErr  error
-	cancelSent bool       // CANCEL sent to the root (this rank's ctx ended)
-	stopped    *rankFault // FailFast: the first item stopped by the call's cancellation
-	scratch    []byte     // the last RESULT's memory (inline mode)
-	meters     []slotMeter
+	stopN         int64 // the input length, from the first STOP
+	ctxEnded      bool  // this rank's ctx ended (reported at the end)
+	cancelErr     error
+	cancelSent    bool         // CANCEL sent to the root (this rank's ctx ended)
+	firstCanceled *remoteFault // FailFast: the first item that failed with the call's cancellation
+	scratch       []byte       // the last RESULT's memory (inline mode)
+	meters        []slotMeter
 }
 
 // remoteJob is one TASK for a logical slot; payload is owned by the job.
@@ -64,18 +64,20 @@ type remoteJob struct {
 type slotResult struct {
 	slot   int
 	frame  []byte
-	faults []rankFault
+	faults []remoteFault
 }
 
-// rankFault is an error this rank reports for the final convergence (and,
-// under CollectAll, for the list of failed items).
-type rankFault struct {
+// remoteFault is a fault a remote rank's slot hands to its coordinator with
+// a RESULT, to record in the rank's report once the RESULT is sent (and,
+// under CollectAll, in the list of failed items): one item's, or the whole
+// frame's (index -1).
+type remoteFault struct {
 	index      int   // the failed item, -1 for a fault of the whole frame
 	taskKey    int64 // a frame fault's key: its batch's first index
 	kind       ErrorKind
 	msg        string
 	err        error
-	stopped    bool // the item failed with the call's own cancellation
+	canceled   bool // the item failed with the call's own cancellation
 	collateral bool // CollectAll: failed with another item of its frame
 }
 
@@ -86,7 +88,7 @@ func runRemote[T, U any](c *call[T, U], slots int, start func(serve func(int))) 
 		logical++
 	}
 	r := &remoteLoop[T, U]{
-		c: c, k: c.k, w: sched.NewRemote(c.k.Rank, logical), slots: slots, logical: logical,
+		c: c, k: c.k, w: sched.NewRemote(c.k.Rank, logical), execSlots: slots, logical: logical,
 		jobs: make(chan remoteJob, logical), results: make(chan slotResult, logical),
 		free: make(chan []byte, logical), meters: make([]slotMeter, slots),
 	}
@@ -104,11 +106,11 @@ func runRemote[T, U any](c *call[T, U], slots int, start func(serve func(int))) 
 	r.loop()
 	step(r.k, r.w.SendDrain())
 	r.send(drainFrame(drainStats(time.Since(c.t0), r.meters)))
-	if r.canceled {
+	if r.ctxEnded {
 		c.rep.addCall(r.stopN, sched.ClassDrain, KindCanceled, fmt.Sprintf("rank %d: context done: %v", r.k.Rank, r.cancelErr), r.cancelErr)
 	}
-	if f := r.stopped; f != nil {
-		c.rep.addCall(stoppedKey(int(r.stopN)), sched.ClassDrain, KindCanceled, f.msg, f.err)
+	if f := r.firstCanceled; f != nil {
+		c.rep.addCall(canceledKey(int(r.stopN)), sched.ClassDrain, KindCanceled, f.msg, f.err)
 	}
 }
 
@@ -118,7 +120,7 @@ func (r *remoteLoop[T, U]) closeJobs() {
 	if !r.closed {
 		r.closed = true
 		close(r.jobs)
-		r.posted.Signal()
+		r.taskKick.Signal()
 	}
 }
 
@@ -137,17 +139,17 @@ func (r *remoteLoop[T, U]) serve(s int) {
 		}
 		res, ok := r.runTask(s, j, scratch)
 		if !ok {
-			r.done.Signal() // a callback panicked: the coordinator aborts the job
+			r.resultKick.Signal() // a callback panicked: the coordinator aborts the job
 			return
 		}
 		r.results <- res
-		r.done.Signal()
+		r.resultKick.Signal()
 	}
 }
 
 // nextJob waits for the next TASK of any logical slot (false once the
 // queue is closed). On a rank with one CPU, without prefetch, it waits on
-// the posted kick rather than in a channel receive, so that the
+// taskKick rather than in a channel receive, so that the
 // coordinator's hand-off wakes this thread directly (see
 // docs/ARCHITECTURE.md, "Waiting on a shared core"); with more CPUs the
 // runtime's own hand-off is cheaper.
@@ -157,14 +159,14 @@ func (r *remoteLoop[T, U]) nextJob() (remoteJob, bool) {
 		return j, ok
 	}
 	for {
-		seen := r.posted.Seq()
+		seen := r.taskKick.Seq()
 		select {
 		case j, ok := <-r.jobs:
 			return j, ok
 		default:
 		}
 		debugKickWait()
-		r.posted.Wait(seen, coll.SlotIdleWait)
+		r.taskKick.Wait(seen, coll.SlotIdleWait)
 	}
 }
 
@@ -189,11 +191,11 @@ func (r *remoteLoop[T, U]) sendFirstReady() {
 
 // sendReady sends slot s's READY (marked canceled once ctx has ended).
 func (r *remoteLoop[T, U]) sendReady(s int) {
-	if !r.canceled && r.c.ctx.Err() != nil {
-		r.canceled, r.cancelErr = true, ctxError(r.c.ctx)
+	if !r.ctxEnded && r.c.ctx.Err() != nil {
+		r.ctxEnded, r.cancelErr = true, ctxError(r.c.ctx)
 	}
 	status := statusOK
-	if r.canceled {
+	if r.ctxEnded {
 		status = statusCanceled
 	}
 	step(r.k, r.w.SendReady(s))
@@ -206,7 +208,7 @@ func (r *remoteLoop[T, U]) loop() {
 	ready := func() bool { return len(r.results) > 0 }
 	ctxDone := r.c.ctx.Done()
 	for !r.w.Stopped() || r.held > 0 {
-		seen := r.done.Seq()
+		seen := r.resultKick.Seq()
 		r.c.pan.check(r.k)
 		progressed := false
 		if !r.cancelSent {
@@ -215,8 +217,8 @@ func (r *remoteLoop[T, U]) loop() {
 				// Tell the root now rather than with the next READY, which
 				// may be a long batch away.
 				r.cancelSent = true
-				if !r.canceled {
-					r.canceled, r.cancelErr = true, ctxError(r.c.ctx)
+				if !r.ctxEnded {
+					r.ctxEnded, r.cancelErr = true, ctxError(r.c.ctx)
 				}
 				r.send(emptyFrame(wire.KindCancel, statusOK))
 				progressed = true
@@ -242,9 +244,9 @@ func (r *remoteLoop[T, U]) loop() {
 			// Every logical slot holds a batch: only a CANCEL can
 			// arrive, so wait for a slot to finish (or busyWait).
 			debugKickWait()
-			r.done.Wait(seen, coll.BusyWait)
+			r.resultKick.Wait(seen, coll.BusyWait)
 		default:
-			b.WaitKick(r.held == 0, ready, r.c.pan.wake, &r.done, seen)
+			b.WaitKick(r.held == 0, ready, r.c.pan.wake, &r.resultKick, seen)
 		}
 	}
 }
@@ -265,18 +267,18 @@ func (r *remoteLoop[T, U]) finish(res slotResult) {
 }
 
 // record reports one fault of a RESULT just sent.
-func (r *remoteLoop[T, U]) record(f rankFault) {
+func (r *remoteLoop[T, U]) record(f remoteFault) {
 	rep := r.c.rep
 	switch {
 	case f.index < 0:
 		rep.addCall(f.taskKey, sched.ClassWire, f.kind, f.msg, f.err)
 		return
-	case f.stopped && !r.c.collect:
-		if r.stopped == nil {
-			r.stopped = &f // reported with the input length, known at the end
+	case f.canceled && !r.c.collect:
+		if r.firstCanceled == nil {
+			r.firstCanceled = &f // reported with the input length, known at the end
 		}
 		return
-	case !f.stopped && !f.collateral:
+	case !f.canceled && !f.collateral:
 		class := sched.ClassUser
 		if f.kind == KindWire {
 			class = sched.ClassWire
@@ -331,11 +333,11 @@ func (r *remoteLoop[T, U]) pollRoot() bool {
 		id := int64(h.BatchID)
 		step(r.k, r.w.OnTask(s, id))
 		r.held++
-		debugPrefetched(r.held - r.slots)
+		debugPrefetched(r.held - r.execSlots)
 		j := remoteJob{slot: s, h: h, id: id, payload: payload}
 		if !r.c.inline {
 			r.jobs <- j // never blocks: at most logical jobs are held
-			r.posted.SignalOne()
+			r.taskKick.SignalOne()
 			return true
 		}
 		res, ok := r.runTask(0, j, r.scratch)
@@ -442,9 +444,9 @@ func (r *remoteLoop[T, U]) meter(s int, j remoteJob, indices []int64, t0 time.Ti
 // one fault f, sent with the given status; key is the fault's index on the
 // wire (the failed item, or the batch's key for a fault of the whole
 // frame) and msg its message there. It cannot fail.
-func (r *remoteLoop[T, U]) fault(res slotResult, j remoteJob, indices []int64, status uint8, key int64, f rankFault, msg string) (slotResult, bool) {
-	res.faults = []rankFault{f}
-	res.frame = withSlot(faultFrame(j.id, status, indices, resultFault{Index: key, Kind: uint8(f.kind), Message: msg}), j.slot)
+func (r *remoteLoop[T, U]) fault(res slotResult, j remoteJob, indices []int64, status uint8, key int64, f remoteFault, msg string) (slotResult, bool) {
+	res.faults = []remoteFault{f}
+	res.frame = withSlot(faultFrame(j.id, status, indices, wireFault{Index: key, Kind: uint8(f.kind), Message: msg}), j.slot)
 	return res, true
 }
 
@@ -452,14 +454,14 @@ func (r *remoteLoop[T, U]) fault(res slotResult, j remoteJob, indices []int64, s
 // while doing what; key is the batch's first index.
 func (r *remoteLoop[T, U]) frameFault(res slotResult, j remoteJob, indices []int64, key int64, what string, err error) (slotResult, bool) {
 	msg := fmt.Sprintf("rank %d: %s of batch %d: %v", r.k.Rank, what, j.id, err)
-	return r.fault(res, j, indices, statusWire, key, rankFault{index: -1, taskKey: key, kind: KindWire, msg: msg, err: err}, errmsg.Bound(msg))
+	return r.fault(res, j, indices, statusWire, key, remoteFault{index: -1, taskKey: key, kind: KindWire, msg: msg, err: err}, errmsg.Bound(msg))
 }
 
 // wireItemFault fails item indices[pos] of TASK j with a wire error err met
 // while doing what (to it).
 func (r *remoteLoop[T, U]) wireItemFault(res slotResult, j remoteJob, indices []int64, pos int, what string, err error) (slotResult, bool) {
 	msg := errmsg.Bound(fmt.Sprintf("rank %d: %s %d (batch %d): %v", r.k.Rank, what, indices[pos], j.id, err))
-	return r.fault(res, j, indices, statusWire, indices[pos], rankFault{index: int(indices[pos]), kind: KindWire, msg: msg, err: err}, msg)
+	return r.fault(res, j, indices, statusWire, indices[pos], remoteFault{index: int(indices[pos]), kind: KindWire, msg: msg, err: err}, msg)
 }
 
 // decodeFault fails TASK j whose items did not decode (err): the item
@@ -474,9 +476,9 @@ func (r *remoteLoop[T, U]) decodeFault(res slotResult, j remoteJob, indices []in
 		return r.wireItemFault(res, j, indices, pos, "decoding item", err)
 	}
 	msg := errmsg.Bound(fmt.Sprintf("rank %d: decoding item %d (batch %d): %v", r.k.Rank, indices[pos], j.id, err))
-	var faults []rankFault
+	var faults []remoteFault
 	for q, ix := range indices {
-		f := rankFault{index: int(ix), kind: KindWire, msg: msg, err: err}
+		f := remoteFault{index: int(ix), kind: KindWire, msg: msg, err: err}
 		if q != pos {
 			f.msg, f.err, f.collateral = fmt.Sprintf("rank %d: not run: item %d of the same batch failed to decode", r.k.Rank, indices[pos]), nil, true
 		}
@@ -485,11 +487,11 @@ func (r *remoteLoop[T, U]) decodeFault(res slotResult, j remoteJob, indices []in
 	return r.partial(res, j, j.id, indices, faults, []U{}, scratch)
 }
 
-// userFault is the rankFault of item index, which failed with f.
-func userFault(rank int, index int64, f itemFault) rankFault {
-	rf := rankFault{index: int(index), kind: KindUser, msg: errmsg.Bound(f.err.Error()), err: f.err}
-	if f.stopped {
-		rf.kind, rf.msg, rf.stopped = KindCanceled, stoppedMessage(rank, int(index), f.err), true
+// userFault is the remoteFault of item index, which failed with f.
+func userFault(rank int, index int64, f itemFault) remoteFault {
+	rf := remoteFault{index: int(index), kind: KindUser, msg: errmsg.Bound(f.err.Error()), err: f.err}
+	if f.canceled {
+		rf.kind, rf.msg, rf.canceled = KindCanceled, canceledMessage(rank, int(index), f.err), true
 	}
 	return rf
 }
@@ -520,7 +522,7 @@ func (r *remoteLoop[T, U]) encodeAll(res slotResult, j remoteJob, indices []int6
 	if len(o.faults) == 0 {
 		return r.partial(res, j, j.id, indices, nil, out, scratch, indices...)
 	}
-	faults := make([]rankFault, 0, len(o.faults))
+	faults := make([]remoteFault, 0, len(o.faults))
 	succ := make([]U, 0, len(out)-len(o.faults))
 	var succIdx []int64
 	q := 0
@@ -540,15 +542,15 @@ func (r *remoteLoop[T, U]) encodeAll(res slotResult, j remoteJob, indices []int6
 // in index order) and succ, the results of the other items (whose indices
 // are succIdx). When the results cannot be encoded, each of them fails
 // too (the one that failed with its error, the others naming it).
-func (r *remoteLoop[T, U]) partial(res slotResult, j remoteJob, id int64, indices []int64, faults []rankFault, succ []U, scratch []byte, succIdx ...int64) (slotResult, bool) {
+func (r *remoteLoop[T, U]) partial(res slotResult, j remoteJob, id int64, indices []int64, faults []remoteFault, succ []U, scratch []byte, succIdx ...int64) (slotResult, bool) {
 	k := r.k
-	build := func(faults []rankFault, succ []U) ([]byte, error) {
+	build := func(faults []remoteFault, succ []U) ([]byte, error) {
 		if len(faults) == 0 {
 			return resultFrame(scratch, id, indices, succ)
 		}
-		wf := make([]resultFault, len(faults))
+		wf := make([]wireFault, len(faults))
 		for i, f := range faults {
-			wf[i] = resultFault{Index: int64(f.index), Kind: uint8(f.kind), Message: f.msg}
+			wf[i] = wireFault{Index: int64(f.index), Kind: uint8(f.kind), Message: f.msg}
 		}
 		return partialFrame(scratch, id, indices, wf, succ)
 	}
@@ -560,9 +562,9 @@ func (r *remoteLoop[T, U]) partial(res slotResult, j remoteJob, id int64, indice
 		if known {
 			msg = errmsg.Bound(fmt.Sprintf("rank %d: encoding the result of item %d (batch %d): %v", k.Rank, succIdx[pos], id, err))
 		}
-		all := append([]rankFault(nil), faults...)
+		all := append([]remoteFault(nil), faults...)
 		for q, ix := range succIdx {
-			f := rankFault{index: int(ix), kind: KindWire, msg: msg, err: err}
+			f := remoteFault{index: int(ix), kind: KindWire, msg: msg, err: err}
 			if known && q != pos {
 				f.msg, f.err, f.collateral = fmt.Sprintf("rank %d: result not sent: item %d of the same batch failed to encode", k.Rank, succIdx[pos]), nil, true
 			} else if !known && q > 0 {
@@ -570,13 +572,13 @@ func (r *remoteLoop[T, U]) partial(res slotResult, j remoteJob, id int64, indice
 			}
 			all = append(all, f)
 		}
-		slices.SortFunc(all, func(a, b rankFault) int { return cmp.Compare(a.index, b.index) })
+		slices.SortFunc(all, func(a, b remoteFault) int { return cmp.Compare(a.index, b.index) })
 		faults = all
 		buf, err = build(faults, []U{})
 	}
 	if err != nil {
-		res.faults = []rankFault{{index: -1, taskKey: indices[0], kind: KindWire, msg: fmt.Sprintf("rank %d: encoding the RESULT of batch %d: %v", k.Rank, id, err), err: err}}
-		res.frame = withSlot(faultFrame(id, statusWire, indices, resultFault{Index: indices[0], Kind: uint8(KindWire), Message: errmsg.Bound(res.faults[0].msg)}), j.slot)
+		res.faults = []remoteFault{{index: -1, taskKey: indices[0], kind: KindWire, msg: fmt.Sprintf("rank %d: encoding the RESULT of batch %d: %v", k.Rank, id, err), err: err}}
+		res.frame = withSlot(faultFrame(id, statusWire, indices, wireFault{Index: indices[0], Kind: uint8(KindWire), Message: errmsg.Bound(res.faults[0].msg)}), j.slot)
 		return res, true
 	}
 	res.faults = faults

@@ -30,10 +30,11 @@ func tracef(format string, args ...any) {
 	}
 }
 
-// fault is one recoverable error a rank reports: its error key, kind and
-// message, its original error, and whether it is about one item (then the
-// key's task key is that item's index).
-type fault struct {
+// keyedFault is a report's entry: one recoverable error this rank reports,
+// with its error key, kind and message, its original error, and whether it
+// is about one item (then the key's task key is that item's index). The
+// report keeps the best item-level and call-level one for the convergence.
+type keyedFault struct {
 	key  int64
 	kind ErrorKind
 	msg  string
@@ -51,18 +52,20 @@ type report struct {
 	k       *coll.Coll
 	root    int
 	collect bool
-	item    fault // best item-level fault (key sched.NoError: none)
-	call    fault // best call-level fault (a frame, the context, …)
+	item    keyedFault // best item-level fault (key sched.NoError: none)
+	call    keyedFault // best call-level fault (a frame, the context, …)
 	bad     string
 	list    []ItemFailure
-	missing []failRange // the root: items that ended without a result (CollectAll)
+	missing []missingRange // the root: items that ended without a result (CollectAll)
 }
 
-// failRange is the items [lo, hi) that ended without a result.
-type failRange struct{ lo, hi int }
+// missingRange is the items [lo, hi) that ended without a result (never
+// ran, or lost when the call stopped): under CollectAll the root charges
+// them to the converged error in the fault list.
+type missingRange struct{ lo, hi int }
 
 func newReport(k *coll.Coll, root int, collect bool) *report {
-	return &report{k: k, root: root, collect: collect, item: fault{key: sched.NoError}, call: fault{key: sched.NoError}}
+	return &report{k: k, root: root, collect: collect, item: keyedFault{key: sched.NoError}, call: keyedFault{key: sched.NoError}}
 }
 
 // addCall records an error that is not about one item (a call-level
@@ -70,16 +73,16 @@ func newReport(k *coll.Coll, root int, collect bool) *report {
 // index) with class, reported by this rank. A key that cannot be encoded
 // is an internal failure: the job aborts with ExitProtocol.
 func (r *report) addCall(taskKey int64, class sched.Class, kind ErrorKind, msg string, err error) {
-	r.put(&r.call, taskKey, class, fault{kind: kind, msg: msg, err: err})
+	r.put(&r.call, taskKey, class, keyedFault{kind: kind, msg: msg, err: err})
 }
 
 // addItem records the failure of item index with class (ClassUser or
 // ClassWire), reported by this rank.
 func (r *report) addItem(index int, class sched.Class, kind ErrorKind, msg string, err error) {
-	r.put(&r.item, int64(index), class, fault{kind: kind, msg: msg, err: err, item: true})
+	r.put(&r.item, int64(index), class, keyedFault{kind: kind, msg: msg, err: err, item: true})
 }
 
-func (r *report) put(best *fault, taskKey int64, class sched.Class, f fault) {
+func (r *report) put(best *keyedFault, taskKey int64, class sched.Class, f keyedFault) {
 	key, kerr := sched.Key(taskKey, class, r.k.Size, r.k.Rank)
 	if kerr != nil {
 		// Recorded, not aborted here: add may run off the MPI main thread
@@ -106,7 +109,7 @@ const itemFlag = 1 << 8
 // FailFast the lowest key of all wins (the lowest failing index first).
 // Under CollectAll a call-level error wins over item failures, since it is
 // what stopped the call (one more reduction, which every rank makes), and
-// then the root broadcasts the list of failed items (broadcastFailures).
+// then the root broadcasts the list of failed items (broadcastFaultList).
 // The kind, and whether the winner is about one item, travel in the code.
 func (r *report) converge() error {
 	if r.bad != "" {
@@ -153,7 +156,7 @@ func (r *report) converge() error {
 		e.err = best.err
 	}
 	if r.collect {
-		e.Failures = r.broadcastFailures(e)
+		e.Failures = r.broadcastFaultList(e)
 	}
 	return e
 }

@@ -31,17 +31,17 @@ type rootLoop[T, U any] struct {
 	items []T
 	out   []U
 	rep   *report
-	pan   *panicSlot
+	pan   *firstPanic
 
 	mu        sync.Mutex
 	due       dueTracker // when remote RESULTs are due (coordinator only)
 	sch       *sched.Scheduler
-	slots     int // the root's own slots
-	stopped   int // root slots that got STOP
-	finished  chan struct{}
-	closed    bool   // finished is closed
-	canceled  bool   // this rank's ctx ended and was reported
-	fatal     string // an internal failure seen on a slot, for the coordinator to abort with
+	slots     int           // the root's own slots
+	stopped   int           // root slots that got STOP
+	loopEnded chan struct{} // closed once every rank has drained, or on a fatal failure
+	closed    bool          // loopEnded is closed
+	ctxEnded  bool          // this rank's ctx ended and was reported
+	fatal     string        // an internal failure seen on a slot, for the coordinator to abort with
 	inlineRun slotRun
 
 	taskBuf   []byte // the last TASK's memory, reused once its send has returned
@@ -53,9 +53,9 @@ type rootLoop[T, U any] struct {
 	stopping bool // the coordinator has cancelled (once)
 
 	// Progress (OnProgress): the coordinator's last report.
-	rounds     uint32 // coordinator rounds, to look at the clock every 16th
-	lastDone   int64
-	lastReport time.Time
+	rounds       uint32 // coordinator rounds, to look at the clock every 16th
+	lastFinished int64
+	lastReport   time.Time
 
 	// Statistics (Options.Stats).
 	timing     bool        // measure the root's slots
@@ -76,9 +76,9 @@ type rootFlags struct {
 	// CANCEL, on every rank that still runs a batch.
 	failing atomic.Bool
 	_       [63]byte
-	// done and failed count the items finished and failed (under mu), for
+	// finished and failed count the items finished and failed (under mu), for
 	// OnProgress.
-	done, failed atomic.Int64
+	finished, failed atomic.Int64
 	// computing counts the root's slots inside a batch: with none, the
 	// coordinator may spin while idle even without a spare CPU.
 	computing atomic.Int32
@@ -87,10 +87,10 @@ type rootFlags struct {
 
 // slotRun is what a root slot carries from one batch to the next.
 type slotRun struct {
-	have bool
-	b    sched.Batch
-	o    batchOutcome
-	done bool // the slot got STOP
+	have    bool
+	b       sched.Batch
+	o       batchOutcome
+	stopped bool // the slot got STOP
 }
 
 // runRoot runs the root's side of a call and returns the result table.
@@ -105,7 +105,7 @@ func runRoot[T, U any](c *call[T, U], slots []int, pending []pendingReady, start
 	}
 	r := &rootLoop[T, U]{
 		c: c, k: k, items: c.items, out: make([]U, len(c.items)), rep: c.rep, pan: c.pan,
-		sch: sch, slots: slots[k.Rank], finished: make(chan struct{}), rootFlags: new(rootFlags),
+		sch: sch, slots: slots[k.Rank], loopEnded: make(chan struct{}), rootFlags: new(rootFlags),
 		timing: c.stats != nil, meters: make([]slotMeter, slots[k.Rank]),
 		sent: make([]int64, k.Size), recv: make([]int64, k.Size),
 		remote: make([]rankStats, k.Size), haveRemote: make([]bool, k.Size),
@@ -219,7 +219,7 @@ func (r *rootLoop[T, U]) collectMissing() {
 		case miss && lo < 0:
 			lo = i
 		case !miss && lo >= 0:
-			r.rep.missing = append(r.rep.missing, failRange{lo, i})
+			r.rep.missing = append(r.rep.missing, missingRange{lo, i})
 			lo = -1
 		}
 	}
@@ -241,20 +241,20 @@ func (r *rootLoop[T, U]) setFatal(err error) {
 		r.fatal = err.Error()
 	}
 	r.pan.nudge()
-	r.closeFinished()
+	r.endLoop()
 }
 
-// checkFinished closes finished once every rank has drained (under mu).
-func (r *rootLoop[T, U]) checkFinished() {
+// checkDrained ends the loop once every rank has drained (under mu).
+func (r *rootLoop[T, U]) checkDrained() {
 	if r.sch.Done() {
-		r.closeFinished()
+		r.endLoop()
 	}
 }
 
-func (r *rootLoop[T, U]) closeFinished() {
+func (r *rootLoop[T, U]) endLoop() {
 	if !r.closed {
 		r.closed = true
-		close(r.finished)
+		close(r.loopEnded)
 	}
 }
 
@@ -266,7 +266,7 @@ func (r *rootLoop[T, U]) loop(inline bool) {
 	var b coll.Backoff
 	ready := func() bool {
 		select {
-		case <-r.finished:
+		case <-r.loopEnded:
 			return true
 		default:
 			return false
@@ -284,7 +284,7 @@ func (r *rootLoop[T, U]) loop(inline bool) {
 		r.stopIfFailing()
 		r.progress(false)
 		select {
-		case <-r.finished:
+		case <-r.loopEnded:
 			return
 		default:
 		}
@@ -294,7 +294,7 @@ func (r *rootLoop[T, U]) loop(inline bool) {
 				ctxDone = nil // already reported by checkContext
 			}
 			select {
-			case <-r.finished:
+			case <-r.loopEnded:
 			case <-r.pan.wake:
 			case <-ctxDone:
 			case <-tick:
@@ -302,7 +302,7 @@ func (r *rootLoop[T, U]) loop(inline bool) {
 			continue
 		}
 		progressed := r.pollRemote()
-		if inline && !progressed && !r.inlineRun.done {
+		if inline && !progressed && !r.inlineRun.stopped {
 			// MPI-only at MPI_THREAD_SINGLE: the batch blocks this
 			// goroutine, so first answer everything already waiting.
 			for n := 0; n < 2*r.k.Size && r.pollRemote(); n++ {
@@ -362,11 +362,11 @@ func (r *rootLoop[T, U]) progress(final bool) {
 	} else {
 		now = time.Now()
 	}
-	n := r.done.Load()
-	if !final && n == r.lastDone {
+	n := r.finished.Load()
+	if !final && n == r.lastFinished {
 		return
 	}
-	r.lastDone, r.lastReport = n, now
+	r.lastFinished, r.lastReport = n, now
 	r.c.onProgress(Progress{Done: int(n), Failed: int(r.failed.Load()), Total: len(r.items), Elapsed: now.Sub(r.c.t0)})
 }
 
@@ -408,10 +408,10 @@ func (r *rootLoop[T, U]) checkContext() {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.canceled {
+	if r.ctxEnded {
 		return
 	}
-	r.canceled = true
+	r.ctxEnded = true
 	r.sch.Fail()
 	r.noteFailed()
 	err := ctxError(r.c.ctx)
@@ -488,7 +488,7 @@ func (r *rootLoop[T, U]) locked(f func() error) {
 	err := f()
 	if err == nil {
 		r.noteFailed()
-		r.checkFinished()
+		r.checkDrained()
 	}
 	r.mu.Unlock()
 	if err != nil {
@@ -607,7 +607,7 @@ func (r *rootLoop[T, U]) taskEncodeFailed(from, s int, b sched.Batch, err error)
 		}
 		r.failed.Add(1)
 	}
-	r.done.Add(int64(b.Count))
+	r.finished.Add(int64(b.Count))
 	r.noteFailed()
 }
 
@@ -675,7 +675,7 @@ func (r *rootLoop[T, U]) onResult(from, s int, h wire.Header, payload []byte) {
 	}
 	r.failed.Add(int64(nfailed))
 	r.locked(func() error { return r.sch.OnResult(from, s, id, indices, ok) })
-	r.done.Add(int64(len(indices)))
+	r.finished.Add(int64(len(indices)))
 	debugResultReceived()
 }
 
@@ -686,7 +686,7 @@ func (r *rootLoop[T, U]) onResult(from, s int, h wire.Header, payload []byte) {
 // when the failure cannot be pinned to one item, the batch fails as a
 // whole, and so does the call. It returns whether the batch completes
 // without failing the call, and how many items it failed.
-func (r *rootLoop[T, U]) decodeResults(from int, pinned sched.Batch, indices []int64, faults []resultFault, payload []byte) (bool, int) {
+func (r *rootLoop[T, U]) decodeResults(from int, pinned sched.Batch, indices []int64, faults []wireFault, payload []byte) (bool, int) {
 	pos := indices
 	if len(faults) > 0 {
 		pos = make([]int64, 0, len(indices)-len(faults))
@@ -741,7 +741,7 @@ func (r *rootLoop[T, U]) failRunning(from, s int, kind ErrorKind, msg string, er
 		b, ferr = r.sch.FailRunning(from, s)
 		return ferr
 	})
-	r.done.Add(int64(b.Count))
+	r.finished.Add(int64(b.Count))
 	r.addCallLocked(int64(b.Start), sched.ClassWire, kind, msg, err)
 }
 

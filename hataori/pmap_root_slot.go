@@ -62,7 +62,7 @@ func (r *rootLoop[T, U]) runBatch(s int, run *slotRun) bool {
 func (r *rootLoop[T, U]) next(s int, run *slotRun) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if run.done {
+	if run.stopped {
 		return false
 	}
 	if run.have {
@@ -72,7 +72,7 @@ func (r *rootLoop[T, U]) next(s int, run *slotRun) bool {
 			r.setFatal(err)
 			return false
 		}
-		r.done.Add(int64(run.b.Count))
+		r.finished.Add(int64(run.b.Count))
 		r.noteFailed()
 	}
 	d, b, err := r.sch.RootDispatch(s)
@@ -81,7 +81,7 @@ func (r *rootLoop[T, U]) next(s int, run *slotRun) bool {
 		return false
 	}
 	if d == sched.Stop {
-		run.done = true
+		run.stopped = true
 		if r.timing {
 			r.meters[s].end = time.Since(r.c.t0)
 		}
@@ -93,7 +93,7 @@ func (r *rootLoop[T, U]) next(s int, run *slotRun) bool {
 			}
 			tracef("root-drain")
 		}
-		r.checkFinished()
+		r.checkDrained()
 		return false
 	}
 	run.have, run.b = true, b
@@ -112,8 +112,8 @@ func (r *rootLoop[T, U]) recordRoot(b sched.Batch, o *batchOutcome) bool {
 	if !r.c.collect {
 		f := o.first()
 		i := b.Start + f.pos
-		if f.stopped {
-			r.rep.addCall(stoppedKey(len(r.items)), sched.ClassDrain, KindCanceled, stoppedMessage(me, i, f.err), f.err)
+		if f.canceled {
+			r.rep.addCall(canceledKey(len(r.items)), sched.ClassDrain, KindCanceled, canceledMessage(me, i, f.err), f.err)
 		} else {
 			r.rep.addItem(i, sched.ClassUser, KindUser, errmsg.Bound(f.err.Error()), f.err)
 		}
@@ -123,8 +123,8 @@ func (r *rootLoop[T, U]) recordRoot(b sched.Batch, o *batchOutcome) bool {
 	for _, f := range o.faults {
 		i := b.Start + f.pos
 		kind, msg := KindUser, errmsg.Bound(f.err.Error())
-		if f.stopped {
-			kind, msg = KindCanceled, stoppedMessage(me, i, f.err)
+		if f.canceled {
+			kind, msg = KindCanceled, canceledMessage(me, i, f.err)
 		} else {
 			r.rep.addItem(i, sched.ClassUser, KindUser, msg, f.err)
 		}
@@ -134,13 +134,13 @@ func (r *rootLoop[T, U]) recordRoot(b sched.Batch, o *batchOutcome) bool {
 	return true
 }
 
-// stoppedKey is the task key of an item that failed with the call's own
+// canceledKey is the task key of an item that failed with the call's own
 // cancellation: one past the call-level key N, so that it loses to the
 // failure (or the cancellation) that stopped the call on any rank.
-func stoppedKey(n int) int64 { return int64(n) + 1 }
+func canceledKey(n int) int64 { return int64(n) + 1 }
 
-// stoppedMessage is the message of an item that failed with the call's own
+// canceledMessage is the message of an item that failed with the call's own
 // cancellation.
-func stoppedMessage(rank, index int, err error) string {
+func canceledMessage(rank, index int, err error) string {
 	return errmsg.Bound(fmt.Sprintf("rank %d: item %d stopped by the call's cancellation: %v", rank, index, err))
 }

@@ -7,22 +7,23 @@ import (
 	"sync/atomic"
 )
 
-// domainWorker is one worker slot of a domain. Its jobs channel outlives
-// the goroutine serving it: a worker whose callback called runtime.Goexit
-// is replaced by a new goroutine on the same slot.
+// domainWorker is one worker of a domain, by index (0 … Workers-1). Its
+// jobs channel outlives the goroutine serving it: a worker whose callback
+// called runtime.Goexit is replaced by a new goroutine with the same index.
 type domainWorker struct {
-	slot int
-	cpu  int          // pinned CPU, or -1
-	tid  atomic.Int64 // kernel thread id of a pinned (locked) worker, else 0
-	jobs chan workerTask
+	index int
+	cpu   int          // pinned CPU, or -1
+	tid   atomic.Int64 // kernel thread id of a pinned (locked) worker, else 0
+	jobs  chan workerTask
 }
 
-// workerTask is what a worker runs: a share of one batch or Parallel call.
-type workerTask interface{ runOn(slot int) }
+// workerTask is what a worker runs: a share of one batch or Parallel call,
+// or a Pmap slot's loop; runOn gets the worker's index.
+type workerTask interface{ runOn(worker int) }
 
 type workerReport struct {
-	slot int
-	err  error
+	worker int
+	err    error
 }
 
 // liveWorkers counts running worker goroutines of every domain (tests).
@@ -71,7 +72,7 @@ func (d *Domain) runWorker(w *domainWorker, report chan<- workerReport, hook fun
 	}
 	defer d.workerExited()
 	if hook != nil {
-		hook(w.slot)
+		hook(w.index)
 	}
 	var err error
 	if d.pinOn {
@@ -86,7 +87,7 @@ func (d *Domain) runWorker(w *domainWorker, report chan<- workerReport, hook fun
 		w.tid.Store(int64(threadID()))
 	}
 	if report != nil {
-		report <- workerReport{slot: w.slot, err: err}
+		report <- workerReport{worker: w.index, err: err}
 	}
 	if err != nil {
 		return
@@ -97,7 +98,7 @@ func (d *Domain) runWorker(w *domainWorker, report chan<- workerReport, hook fun
 // serveWorker runs w's tasks in order; its frame marks a worker (see
 // onWorker). A callback that calls runtime.Goexit ends this goroutine (and,
 // when locked, its thread); the task's own deferred bookkeeping has run by
-// then, and a replacement worker takes over the slot.
+// then, and a replacement worker takes over its index.
 //
 //go:noinline
 func serveWorker(d *Domain, w *domainWorker) {
@@ -109,7 +110,7 @@ func serveWorker(d *Domain, w *domainWorker) {
 		}
 	}()
 	for t := range w.jobs {
-		t.runOn(w.slot)
+		t.runOn(w.index)
 	}
 	clean = true
 }
@@ -187,19 +188,19 @@ type indexTask struct {
 	stop   atomic.Bool
 	active atomic.Int32 // shares still running
 	n      int64
-	body   func(slot, i int)
-	loop   func(slot int) // replaces the loop below, calling no body (MapIn)
+	body   func(worker, i int)
+	loop   func(worker int) // replaces the loop below, calling no body (MapIn)
 	onDone func()
 
 	mu    sync.Mutex
 	panic *PanicError // the first panic, read after onDone
 }
 
-func newIndexTask(n int, body func(slot, i int), onDone func()) *indexTask {
+func newIndexTask(n int, body func(worker, i int), onDone func()) *indexTask {
 	return &indexTask{n: int64(n), body: body, onDone: onDone}
 }
 
-func (t *indexTask) runOn(slot int) {
+func (t *indexTask) runOn(worker int) {
 	normal := false
 	defer func() {
 		if !normal {
@@ -210,14 +211,14 @@ func (t *indexTask) runOn(slot int) {
 		}
 	}()
 	if t.loop != nil {
-		t.loop(slot)
+		t.loop(worker)
 	} else {
 		for !t.stop.Load() {
 			i := t.next.Add(1) - 1
 			if i >= t.n {
 				break
 			}
-			t.body(slot, int(i))
+			t.body(worker, int(i))
 		}
 	}
 	normal = true
