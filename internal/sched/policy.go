@@ -53,12 +53,17 @@ const (
 	OverheadWindow = 8
 )
 
-// costWeight is the weight of a new sample in the item-cost moving average.
-const costWeight = 0.25
+// costWeight is the weight of a new sample in the item-cost moving
+// average: a cost 100 times lower is followed within about 7 batches (the
+// sizing cost is the larger of the average and the last sample, so a
+// higher one is followed at once).
+const costWeight = 0.5
 
 // Timing is what the engine measured for one completed batch; the
-// scheduler has no clock of its own. All durations are nonnegative; the
-// zero Timing means "not measured" and teaches the policy nothing.
+// scheduler has no clock of its own. All durations are nonnegative. A
+// Timing passed to OnResultTimed or CompleteRootTimed is a measurement
+// even when zero (items of no measurable cost); the untimed OnResult and
+// CompleteRoot teach the policy nothing.
 type Timing struct {
 	// Compute is the time the batch's items took where they ran (first
 	// item's start to last item's end, on that slot's clock).
@@ -73,8 +78,6 @@ type Timing struct {
 	Queued time.Duration
 }
 
-func (t Timing) measured() bool { return t.Compute > 0 || t.RoundTrip > 0 }
-
 func (t Timing) valid() bool { return t.Compute >= 0 && t.RoundTrip >= 0 && t.Queued >= 0 }
 
 // Estimate is the policy's view of one rank.
@@ -82,7 +85,7 @@ type Estimate struct {
 	// Measured counts the rank's batches that came with a Timing.
 	Measured int64
 	// ItemCost is the compute per item used for sizing: the larger of a
-	// moving average (weight 1/4 per batch) and the last batch's, so a
+	// moving average (weight 1/2 per batch) and the last batch's, so a
 	// cost increase is followed at once and a decrease within a few
 	// batches. Zero until Measured > 0.
 	ItemCost time.Duration

@@ -271,14 +271,18 @@ func (s *Scheduler) dispatch(op string, rank, slot int) (Decision, Batch, error)
 // complete. The slot is Idle again afterwards. It is OnResultTimed
 // without a measurement: automatic sizes learn nothing from it.
 func (s *Scheduler) OnResult(rank, slot int, id int64, indices []int64, ok bool) error {
-	return s.OnResultTimed(rank, slot, id, indices, ok, Timing{})
+	if err := s.ValidateResult(rank, slot, id, indices); err != nil {
+		return err
+	}
+	s.complete(rank, &s.slots[rank][slot], ok, nil)
+	return nil
 }
 
 // OnResultTimed is OnResult with the batch's measurement t: t.Compute as
 // the remote rank measured it, t.RoundTrip from the TASK's send to the
 // RESULT's receipt on the root's clock, t.Queued the time the TASK waited
-// on the remote rank before it started. A successful (ok) batch with a
-// nonzero Timing updates rank's estimates (cost O(OverheadWindow·log));
+// on the remote rank before it started. A successful (ok) batch updates
+// rank's estimates (cost O(OverheadWindow·log OverheadWindow));
 // a failed one, whose items may have stopped early, does not. A negative
 // duration is a protocol error that changes nothing, like a bad index.
 func (s *Scheduler) OnResultTimed(rank, slot int, id int64, indices []int64, ok bool, t Timing) error {
@@ -288,7 +292,7 @@ func (s *Scheduler) OnResultTimed(rank, slot int, id int64, indices []int64, ok 
 	if !t.valid() {
 		return slotErr("OnResult", rank, slot, "batch %d: negative duration in %+v", id, t)
 	}
-	s.complete(rank, &s.slots[rank][slot], ok, t)
+	s.complete(rank, &s.slots[rank][slot], ok, &t)
 	return nil
 }
 
@@ -326,13 +330,23 @@ func (s *Scheduler) ValidateResult(rank, slot int, id int64, indices []int64) er
 // own slot (handed off directly, so there are no indices to check). It is
 // CompleteRootTimed without a measurement.
 func (s *Scheduler) CompleteRoot(slot int, ok bool) error {
-	return s.CompleteRootTimed(slot, ok, Timing{})
+	const op = "CompleteRoot"
+	root := s.cfg.Root
+	if err := s.checkSlot(op, root, slot); err != nil {
+		return err
+	}
+	l := &s.slots[root][slot]
+	if l.state != Running {
+		return slotErr(op, root, slot, "slot is %v, want Running", l.state)
+	}
+	s.complete(root, l, ok, nil)
+	return nil
 }
 
 // CompleteRootTimed is CompleteRoot with the batch's measurement: t.Compute
 // is the time the slot spent in the batch's items; RoundTrip and Queued
 // are normally zero (the root's own overhead is then MinOverhead). A
-// successful batch with a nonzero Timing updates the root's estimates; a
+// successful batch updates the root's estimates; a
 // negative duration is a protocol error that changes nothing.
 func (s *Scheduler) CompleteRootTimed(slot int, ok bool, t Timing) error {
 	const op = "CompleteRoot"
@@ -347,15 +361,17 @@ func (s *Scheduler) CompleteRootTimed(slot int, ok bool, t Timing) error {
 	if !t.valid() {
 		return slotErr(op, root, slot, "batch %d: negative duration in %+v", l.batch.ID, t)
 	}
-	s.complete(root, l, ok, t)
+	s.complete(root, l, ok, &t)
 	return nil
 }
 
-func (s *Scheduler) complete(rank int, l *slot, ok bool, t Timing) {
+// complete records the end of l's batch on rank; t is its measurement,
+// nil when there is none.
+func (s *Scheduler) complete(rank int, l *slot, ok bool, t *Timing) {
 	b := l.batch
-	if ok && t.measured() {
+	if ok && t != nil {
 		p := &s.pol[rank]
-		p.observe(b.Count, t)
+		p.observe(b.Count, *t)
 		if rank != s.cfg.Root {
 			p.updatePrefetch(s.curSize(rank))
 		}
@@ -388,7 +404,7 @@ func (s *Scheduler) FailRunning(rank, slot int) (Batch, error) {
 		return Batch{}, slotErr(op, rank, slot, "slot is %v, want Running", l.state)
 	}
 	b := l.batch
-	s.complete(rank, l, false, Timing{})
+	s.complete(rank, l, false, nil)
 	return b, nil
 }
 
