@@ -7,7 +7,6 @@ import (
 	"fmt"
 
 	"github.com/hataori/hataori-go/hataori/internal/coll"
-	"github.com/hataori/hataori-go/hataori/internal/mpi"
 	"github.com/hataori/hataori-go/hataori/internal/wire"
 )
 
@@ -41,7 +40,8 @@ const dataWord = int64(1) << 62
 // communicator.
 const tagData = 1
 
-// dataFault is a rank's first failure while moving data.
+// dataFault is a rank's first fault while moving data (the frame exchange
+// of Broadcast, Scatter or Gather), converged like a Pmap fault.
 type dataFault struct {
 	kind ErrorKind
 	msg  string
@@ -222,7 +222,7 @@ func bcastValue[T any](k *coll.Coll, root int, head, body []byte) (T, *dataFault
 		binary.LittleEndian.PutUint64(pre[0:], uint64(len(head)))
 		binary.LittleEndian.PutUint64(pre[8:], uint64(len(body)))
 	}
-	if err := mpi.Bcast(k.Comm, pre[:], root); err != nil {
+	if err := k.Bcast(root, pre[:]); err != nil {
 		k.AbortTransport(err)
 	}
 	hn, bn := binary.LittleEndian.Uint64(pre[0:]), binary.LittleEndian.Uint64(pre[8:])
@@ -235,11 +235,11 @@ func bcastValue[T any](k *coll.Coll, root int, head, body []byte) (T, *dataFault
 		head = make([]byte, hn)
 		v, body = wire.BodyBuffer[T](int(bn))
 	}
-	if err := mpi.Bcast(k.Comm, head, root); err != nil {
+	if err := k.Bcast(root, head); err != nil {
 		k.AbortTransport(err)
 	}
 	if bn > 0 {
-		if err := mpi.Bcast(k.Comm, body, root); err != nil {
+		if err := k.Bcast(root, body); err != nil {
 			k.AbortTransport(err)
 		}
 	}
