@@ -4,7 +4,9 @@ import (
 	"errors"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
+	"time"
 )
 
 // simMsg is one simulated MPI message; every message names its slot.
@@ -16,13 +18,18 @@ type simMsg struct {
 	ok      bool    // RESULT: no callback error
 	corrupt bool    // RESULT: the header does not decode (the root uses FailRunning)
 	indices []int64 // RESULT: the index sequence sent back
+	timed   bool    // RESULT: the root passes timing (OnResultTimed)
+	timing  Timing  // RESULT: the measurement
 }
 
 // TestRandomInterleavings drives the root scheduler and one Remote per
 // remote rank, each with several slots, through many random interleavings
 // of message delivery, completions, failures, rejected bogus RESULTs and
 // rejected disallowed transitions, checking the protocol's invariants at
-// every step and at the end of each run.
+// every step and at the end of each run. Half the runs use automatic
+// sizes, with random measurements (or none) on the completions; their
+// batches must still be consecutive, increase by one in id, and respect
+// the start size, the growth bound and the factoring cap.
 func TestRandomInterleavings(t *testing.T) {
 	seeds := uint64(3000)
 	if testing.Short() {
@@ -63,6 +70,9 @@ type sim struct {
 	writes   []int      // per input index: times written into the result table
 	table    []int      // result table, indexed by input index
 	failure  bool       // a failure happened (callback, corrupt RESULT, Fail)
+	maxMeas  []int      // per rank: largest batch completed with a measurement
+	sizes    [][][]int  // per slot: the sizes assigned
+	total    int        // Σ slots
 }
 
 func (m *sim) fatalf(format string, args ...any) {
@@ -86,6 +96,12 @@ func runSim(t *testing.T, seed uint64) {
 		slots[r] = 1 + rng.IntN(4)
 	}
 	cfg := Config{Items: rng.IntN(61), BatchSize: 1 + rng.IntN(7), Root: rng.IntN(ranks), Slots: slots}
+	if rng.IntN(2) == 0 {
+		cfg.BatchSize = 0 // automatic
+		if rng.IntN(3) == 0 {
+			cfg.Items = rng.IntN(2000)
+		}
+	}
 	s, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -100,6 +116,10 @@ func runSim(t *testing.T, seed uint64) {
 		tasks: grid[int64](slots), items: grid[int64](slots), stops: grid[int](slots),
 		drains: make([]int, ranks), last: Batch{ID: -1},
 		assignN: make([]int, cfg.Items), writes: make([]int, cfg.Items), table: make([]int, cfg.Items),
+		maxMeas: make([]int, ranks), sizes: grid[[]int](slots),
+	}
+	for _, n := range slots {
+		m.total += n
 	}
 	for i := range m.table {
 		m.table[i] = -1
@@ -189,10 +209,25 @@ func (m *sim) onDecision(rank, slot int, d Decision, b Batch) {
 	if m.last.ID < 0 {
 		want.Start, want.Count = 0, min(m.cfg.BatchSize, m.cfg.Items)
 	}
+	if m.cfg.BatchSize == 0 {
+		// Automatic: consecutive, ids by one, within the bounds.
+		rem := m.cfg.Items - want.Start
+		limit := StartSize
+		if m.maxMeas[rank] > 0 {
+			limit = Growth * m.maxMeas[rank]
+		}
+		capN := (rem + Factoring*m.total - 1) / (Factoring * m.total)
+		if b.ID != want.ID || b.Start != want.Start || b.Count < 1 || b.Count > min(rem, limit, capN, MaxSize) {
+			m.fatalf("assigned %+v on rank %d: want id %d, start %d, 1 ≤ count ≤ min(%d remaining, %d growth, %d cap)",
+				b, rank, want.ID, want.Start, rem, limit, capN)
+		}
+		want.Count = b.Count
+	}
 	if b != want || b.Count < 1 {
 		m.fatalf("assigned %+v, want %+v", b, want)
 	}
 	m.last = b
+	m.sizes[rank][slot] = append(m.sizes[rank][slot], b.Count)
 	m.assigned++
 	m.inflight[rank][slot]++
 	m.tasks[rank][slot]++
@@ -236,14 +271,51 @@ func (m *sim) rootDispatch(j int) {
 func (m *sim) rootComplete(j int) {
 	ok := m.rng.Float64() >= m.failProb
 	m.failure = m.failure || !ok
+	b, _ := m.s.RunningBatch(m.root, j)
 	if ok {
-		b, _ := m.s.RunningBatch(m.root, j)
 		m.store(m.root, j, callback(b))
 	}
-	if err := m.s.CompleteRoot(j, ok); err != nil {
+	var err error
+	if m.rng.IntN(4) == 0 {
+		err = m.s.CompleteRoot(j, ok)
+	} else {
+		t := m.timing(b, false)
+		if m.rng.IntN(20) == 0 {
+			bad := t
+			bad.Compute = -1 - bad.Compute
+			before := snapshot(m.s)
+			if e := m.s.CompleteRootTimed(j, ok, bad); !errors.Is(e, ErrProtocol) || !reflect.DeepEqual(before, snapshot(m.s)) {
+				m.fatalf("CompleteRootTimed with %+v = %v (or it changed the scheduler)", bad, e)
+			}
+		}
+		err = m.s.CompleteRootTimed(j, ok, t)
+		m.measured(m.root, b, ok)
+	}
+	if err != nil {
 		m.fatalf("CompleteRoot(%d): %v", j, err)
 	}
 	m.inflight[m.root][j]--
+}
+
+// timing draws a measurement for b: random per-item costs (sometimes
+// zero), and for a remote slot a round trip and a queueing time.
+func (m *sim) timing(b Batch, remote bool) Timing {
+	per := time.Duration(m.rng.IntN(3)) * time.Duration(1+m.rng.IntN(50000))
+	t := Timing{Compute: per * time.Duration(b.Count)}
+	if remote {
+		t.RoundTrip = t.Compute + time.Duration(m.rng.IntN(200000))
+		if m.rng.IntN(3) == 0 {
+			t.Queued = time.Duration(m.rng.IntN(100000))
+		}
+	}
+	return t
+}
+
+// measured records a timed completion of b on rank in the model.
+func (m *sim) measured(rank int, b Batch, ok bool) {
+	if ok {
+		m.maxMeas[rank] = max(m.maxMeas[rank], b.Count)
+	}
 }
 
 func (m *sim) drain(r int) {
@@ -265,6 +337,9 @@ func (m *sim) sendResult(r, j int) {
 	w := m.remotes[r]
 	b := m.wBatch[r][j]
 	msg := simMsg{kind: "RESULT", slot: j, batch: b, indices: b.Indices(), ok: m.rng.Float64() >= m.failProb}
+	if m.rng.IntN(4) != 0 {
+		msg.timed, msg.timing = true, m.timing(b, true)
+	}
 	if msg.ok {
 		msg.values = callback(b)
 	}
@@ -344,7 +419,22 @@ func (m *sim) rootRecv(r int) {
 		} else {
 			m.failure = true
 		}
-		if err := s.OnResult(r, msg.slot, msg.batch.ID, msg.indices, msg.ok); err != nil {
+		var err error
+		if msg.timed {
+			if m.rng.IntN(20) == 0 {
+				bad := msg.timing
+				bad.RoundTrip = -1 - bad.RoundTrip
+				before := snapshot(m.s)
+				if e := s.OnResultTimed(r, msg.slot, msg.batch.ID, msg.indices, msg.ok, bad); !errors.Is(e, ErrProtocol) || !reflect.DeepEqual(before, snapshot(m.s)) {
+					m.fatalf("OnResultTimed with %+v = %v (or it changed the scheduler)", bad, e)
+				}
+			}
+			err = s.OnResultTimed(r, msg.slot, msg.batch.ID, msg.indices, msg.ok, msg.timing)
+			m.measured(r, msg.batch, msg.ok)
+		} else {
+			err = s.OnResult(r, msg.slot, msg.batch.ID, msg.indices, msg.ok)
+		}
+		if err != nil {
 			m.fatalf("OnResult(%d,%d): %v", r, msg.slot, err)
 		}
 		m.inflight[r][msg.slot]--
@@ -520,6 +610,18 @@ func (m *sim) checkEnd() {
 		for j := range w.Slots() {
 			if w.State(j) != Drained {
 				m.fatalf("remote %d slot %d is %v", r, j, w.State(j))
+			}
+		}
+	}
+	for r := range m.cfg.Slots {
+		for j, sz := range m.sizes[r] {
+			want := Sizes{}
+			if len(sz) > 0 {
+				sz = slices.Sorted(slices.Values(sz))
+				want = Sizes{Batches: int64(len(sz)), Min: sz[0], Median: sz[(len(sz)-1)/2], Max: sz[len(sz)-1]}
+			}
+			if st.Sizes[r][j] != want {
+				m.fatalf("slot (%d,%d): Sizes %+v, model %+v", r, j, st.Sizes[r][j], want)
 			}
 		}
 	}
