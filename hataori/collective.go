@@ -66,7 +66,7 @@ func openCollective(c Comm) (*coll.Coll, error) {
 	if err != nil {
 		return nil, err
 	}
-	k, err := coll.Open(h)
+	k, err := coll.Open(h, c.kept())
 	if err != nil {
 		coll.AbortJob(ExitTransport, fmt.Sprintf("cannot duplicate the communicator for a collective call: %v", mpiErr(err)))
 	}

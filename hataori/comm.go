@@ -4,6 +4,7 @@ import (
 	"errors"
 	"sync/atomic"
 
+	"github.com/hataori/hataori-go/hataori/internal/coll"
 	"github.com/hataori/hataori-go/hataori/internal/mpi"
 )
 
@@ -16,7 +17,14 @@ import (
 //
 // Hataori's collective calls never send on the caller's communicator
 // itself: each call works on a private duplicate, so the caller's own
-// messages on the same Comm cannot be confused with Hataori's.
+// messages on the same Comm cannot be confused with Hataori's. For World
+// and for a Comm from Dup the duplicate is kept from one call to the next
+// (a call that ended in a wire or protocol fault frees it, and the next
+// call makes a new one), so that a loop of calls does not pay an
+// MPI_Comm_dup each; Free and [Finalize] free it. A Comm from
+// [CommFromHandle] gets a new duplicate per call, freed at its end: its
+// owner may free the handle with MPI itself, and MPI may then hand the
+// same handle value to another communicator.
 //
 // Every method that calls MPI must run on the MPI main thread: the
 // goroutine that initialised MPI, locked to its OS thread (see [InitThread]).
@@ -54,6 +62,26 @@ type dupState struct {
 	// only on the MPI main thread; it is atomic so that Handle, which
 	// calls no MPI, may be read from any goroutine.
 	freed atomic.Bool
+	// priv is the private duplicate the collective calls on this
+	// communicator keep between calls (MPI main thread only).
+	priv coll.Kept
+}
+
+// worldPriv is the private duplicate of MPI_COMM_WORLD that the collective
+// calls on World keep between calls (MPI main thread only).
+var worldPriv coll.Kept
+
+// kept returns the slot in which the collective calls on c keep their
+// private duplicate: World's, a Dup'ed Comm's own (shared by its copies),
+// nil for a borrowed handle (a duplicate per call).
+func (c Comm) kept() *coll.Kept {
+	switch c.kind {
+	case commWorld:
+		return &worldPriv
+	case commDup:
+		return &c.dup.priv
+	}
+	return nil
 }
 
 // commKind says where a Comm came from, which decides whether Free may
@@ -159,11 +187,12 @@ func (c Comm) Dup() (Comm, error) {
 }
 
 // Free releases a communicator created by Dup (MPI_Comm_free, a collective
-// call) and makes c and every copy of it invalid: their methods, a second
-// Free included, and the collective calls on them return [ErrInvalidComm]
-// without calling MPI. It returns [ErrNotFreeable] for the world
-// communicator and for one from [CommFromHandle]. If MPI_Comm_free fails
-// (an *[MPIError]), c stays valid.
+// call), and first the private duplicate the collective calls on it kept
+// (see [Comm]), and makes c and every copy of it invalid: their methods, a
+// second Free included, and the collective calls on them return
+// [ErrInvalidComm] without calling MPI. It returns [ErrNotFreeable] for the
+// world communicator and for one from [CommFromHandle]. If MPI_Comm_free
+// fails (an *[MPIError]), c stays valid.
 func (c Comm) Free() error {
 	h, err := c.handle()
 	if err != nil {
@@ -172,9 +201,17 @@ func (c Comm) Free() error {
 	if c.kind != commDup {
 		return ErrNotFreeable
 	}
+	// The kept duplicate first (every rank's holds the same, so every rank
+	// frees alike), then the parent; the slot retires only once the parent
+	// is gone, and a call still holding the duplicate (Free from a callback
+	// run on the coordinator) then frees it at its end.
+	if err := c.dup.priv.Free(false); err != nil {
+		return mpiErr(err)
+	}
 	if err := mpi.Free(&h); err != nil {
 		return mpiErr(err)
 	}
+	_ = c.dup.priv.Free(true) // holds nothing now: no MPI call
 	c.dup.freed.Store(true)
 	return nil
 }

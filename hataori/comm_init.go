@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/hataori/hataori-go/hataori/internal/coll"
 	"github.com/hataori/hataori-go/hataori/internal/mpi"
 )
 
@@ -110,9 +111,13 @@ func Initialized() (bool, error) {
 	return !done, mpiErr(err)
 }
 
-// Finalize finalises MPI if [InitThread] initialised it, from the MPI main
-// thread; after it no MPI call is possible. It does nothing and returns nil
-// when MPI was initialised by someone else (they finalise it) or is already
+// Finalize frees the private duplicates Hataori's collective calls kept
+// (see [Comm]) and finalises MPI if [InitThread] initialised it, from the
+// MPI main thread, on every rank (both steps are collective); after it no
+// MPI call is possible. When MPI was initialised by someone else (they
+// finalise it) it only frees those duplicates, so a program may call it
+// before the owner's MPI_Finalize (which otherwise reclaims them). It
+// does nothing and returns nil when MPI is not initialised or already
 // finalised. It returns [ErrNoMPI] without an MPI backend.
 func Finalize() error {
 	if mpi.Backend() == "none" {
@@ -120,14 +125,23 @@ func Finalize() error {
 	}
 	ownership.Lock()
 	defer ownership.Unlock()
-	if !ownership.owned {
-		return nil
+	if !ownership.owned && !coll.AnyKept() {
+		return nil // no MPI call, as before duplicates were kept
+	}
+	if up, err := mpi.Initialized(); err != nil || !up {
+		return mpiErr(err)
 	}
 	done, err := mpi.Finalized()
 	if err != nil {
 		return mpiErr(err)
 	}
 	if done {
+		return nil
+	}
+	if err := coll.FreeKept(); err != nil {
+		return mpiErr(err)
+	}
+	if !ownership.owned {
 		return nil
 	}
 	return mpiErr(mpi.Finalize())

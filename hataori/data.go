@@ -88,6 +88,7 @@ func dataCall(ctx context.Context, comm Comm, op dataOp, root int, typeErr error
 		}
 	}()
 	perr := dataRun(ctx, k, op, root, typeErr, prepare, move)
+	k.Reusable = dataReusable(perr) // the converged outcome: alike on every rank
 	if err := k.Close(); err != nil {
 		k.AbortTransport(err)
 	}
