@@ -301,6 +301,7 @@ func (c *call[T, U]) runOn(exec seam.Executor, opts *Options, present bool, extr
 // frees the call's communicator.
 func (c *call[T, U]) finish(opts *Options, pf error) ([]U, error) {
 	if pf != nil {
+		c.k.Reusable = true // a preflight failure sent no frame
 		c.k.CloseOrAbort()
 		return nil, pf
 	}
@@ -309,6 +310,7 @@ func (c *call[T, U]) finish(opts *Options, pf error) ([]U, error) {
 	if c.callStats != nil && opts.Stats != nil {
 		*opts.Stats = *c.callStats
 	}
+	c.k.Reusable = pmapReusable(cerr) // the converged outcome: alike on every rank
 	c.k.CloseOrAbort()
 	tracef("close")
 	if cerr != nil {
