@@ -361,7 +361,7 @@ func TestTimingRules(t *testing.T) {
 
 // TestSizesSummary: smallest, lower median and largest per slot and rank.
 func TestSizesSummary(t *testing.T) {
-	var a, b sizeHist
+	var a, b SizeHist
 	for _, n := range []int{5, 1, 5, 3, 9, 5} {
 		a.add(n)
 	}
@@ -377,7 +377,7 @@ func TestSizesSummary(t *testing.T) {
 	if got := summary(); got != (Sizes{}) {
 		t.Errorf("summary() = %+v", got)
 	}
-	if !reflect.DeepEqual(a, sizeHist{{1, 1}, {3, 1}, {5, 3}, {9, 1}}) {
+	if !reflect.DeepEqual(a, SizeHist{{1, 1}, {3, 1}, {5, 3}, {9, 1}}) {
 		t.Errorf("histogram %v", a)
 	}
 	m := runModel(t, 1000, 0, uniform(2, 2*us, 60*us))

@@ -67,7 +67,7 @@ type Scheduler struct {
 	stats     Stats
 
 	pol        []rankPolicy // per rank: the measurements
-	hist       [][]sizeHist // per (rank, slot): the sizes assigned
+	hist       [][]SizeHist // per (rank, slot): the sizes assigned
 	totalSlots int          // Σ Slots
 }
 
@@ -100,7 +100,7 @@ func New(cfg Config) (*Scheduler, error) {
 		drainedR: make([]bool, ranks),
 		done:     make([]bool, cfg.Items),
 		pol:      make([]rankPolicy, ranks),
-		hist:     make([][]sizeHist, ranks),
+		hist:     make([][]SizeHist, ranks),
 		stats: Stats{
 			Stops:   make([][]int, ranks),
 			Drains:  make([]int, ranks),
@@ -113,7 +113,7 @@ func New(cfg Config) (*Scheduler, error) {
 		s.stats.Stops[r] = make([]int, n)
 		s.stats.Batches[r] = make([]int64, n)
 		s.stats.Items[r] = make([]int64, n)
-		s.hist[r] = make([]sizeHist, n)
+		s.hist[r] = make([]SizeHist, n)
 		s.totalSlots += n
 	}
 	return s, nil

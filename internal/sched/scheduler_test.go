@@ -30,7 +30,7 @@ type schedSnap struct {
 	drained   int
 	stats     Stats
 	pol       []rankPolicy
-	hist      [][]sizeHist
+	hist      [][]SizeHist
 }
 
 func snapshot(s *Scheduler) schedSnap {
@@ -41,9 +41,9 @@ func snapshot(s *Scheduler) schedSnap {
 		pol: append([]rankPolicy(nil), s.pol...),
 	}
 	for _, row := range s.hist {
-		var hs []sizeHist
+		var hs []SizeHist
 		for _, h := range row {
-			hs = append(hs, append(sizeHist(nil), h...))
+			hs = append(hs, append(SizeHist(nil), h...))
 		}
 		sn.hist = append(sn.hist, hs)
 	}

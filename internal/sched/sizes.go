@@ -19,13 +19,22 @@ type sizeCount struct {
 	batches int64
 }
 
-// sizeHist is a histogram of batch sizes, sorted by size. A fixed size
-// has one or two buckets; automatic sizes have one per distinct size.
-type sizeHist []sizeCount
+// SizeHist is a histogram of batch sizes, sorted by size; the zero value
+// is empty. A fixed size has one or two buckets; automatic sizes have one
+// per distinct size. The Scheduler keeps one per (rank, slot); an engine
+// can keep its own, e.g. per executor slot of a remote rank, whose
+// logical slots (with prefetch) are not its executor slots.
+type SizeHist []sizeCount
+
+// Add counts one batch of n items.
+func (h *SizeHist) Add(n int) { h.add(n) }
+
+// Summary returns the smallest, median and largest size h counts.
+func (h SizeHist) Summary() Sizes { return summary(h) }
 
 // add counts one batch of n items; cost O(log buckets), plus a shift when
 // n is a new size.
-func (h *sizeHist) add(n int) {
+func (h *SizeHist) add(n int) {
 	i, found := slices.BinarySearchFunc(*h, n, func(c sizeCount, n int) int { return c.size - n })
 	if found {
 		(*h)[i].batches++
@@ -35,7 +44,7 @@ func (h *sizeHist) add(n int) {
 }
 
 // totals returns the batches and items the histogram counts.
-func (h sizeHist) totals() (batches, items int64) {
+func (h SizeHist) totals() (batches, items int64) {
 	for _, c := range h {
 		batches += c.batches
 		items += c.batches * int64(c.size)
@@ -44,8 +53,8 @@ func (h sizeHist) totals() (batches, items int64) {
 }
 
 // summary returns the histograms' merged Sizes.
-func summary(hs ...sizeHist) Sizes {
-	var all sizeHist
+func summary(hs ...SizeHist) Sizes {
+	var all SizeHist
 	for _, h := range hs {
 		for _, c := range h {
 			i, found := slices.BinarySearchFunc(all, c.size, func(a sizeCount, n int) int { return a.size - n })
