@@ -21,7 +21,9 @@ const gomaxprocsChildEnv = "HATAORI_TEST_GOMAXPROCS_CHILD"
 // process's threads allowed one CPU (the runtime follows to 1), the raise
 // for an MPI-only slot gives 2 and the restore 1; then the threads are
 // allowed every CPU again, and GOMAXPROCS must follow by itself, which it
-// does not once runtime.GOMAXPROCS(n) has switched the updates off.
+// does not once runtime.GOMAXPROCS(n) has switched the updates off. A
+// call for which GOMAXPROCS is already high enough leaves it alone and the
+// updates on.
 func TestGOMAXPROCSRestored(t *testing.T) {
 	if os.Getenv(gomaxprocsChildEnv) != "1" {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestGOMAXPROCSRestored$", "-test.v", "-test.count=1")
@@ -74,6 +76,20 @@ func TestGOMAXPROCSRestored(t *testing.T) {
 	setProcessAffinity(t, &all)
 	if !waitGOMAXPROCS(all.Count()) {
 		t.Fatalf("GOMAXPROCS stayed %d after every CPU was allowed again: the call switched the runtime's automatic updates off", runtime.GOMAXPROCS(0))
+	}
+	// Already high enough (an MPI-only call needs 2): the call leaves
+	// GOMAXPROCS alone, during and after, and the updates stay in force.
+	restore = keepCoordinatorResponsive(helperExec{})
+	if got := runtime.GOMAXPROCS(0); got != all.Count() {
+		t.Fatalf("during a call that needs 2, GOMAXPROCS = %d, want the %d it was", got, all.Count())
+	}
+	restore()
+	if got := runtime.GOMAXPROCS(0); got != all.Count() {
+		t.Fatalf("after a call that needed no raise, GOMAXPROCS = %d, want %d", got, all.Count())
+	}
+	setProcessAffinity(t, &one)
+	if !waitGOMAXPROCS(1) {
+		t.Fatalf("GOMAXPROCS stayed %d with one CPU allowed after a call that needed no raise: the automatic updates are off", runtime.GOMAXPROCS(0))
 	}
 }
 
