@@ -58,11 +58,12 @@ func scanValue(p []byte, i int) (next, n int, err error) {
 	if i >= len(p) {
 		return 0, 0, errorf(ErrTruncated, nil, "payload ends where a value should start (offset %d)", i)
 	}
+	start := i
 	c := p[i]
 	i++
 	v, ok := codeLayout(c)
 	if !ok {
-		return 0, 0, errorf(ErrDecode, nil, "invalid msgpack code 0x%02x at offset %d", c, i-1)
+		return 0, 0, errorf(ErrDecode, nil, "invalid msgpack code 0x%02x at offset %d", c, start)
 	}
 	skip, n := v.skip, v.n
 	if v.lenBytes > 0 {
@@ -81,11 +82,11 @@ func scanValue(p []byte, i int) (next, n int, err error) {
 		}
 	}
 	if skip > len(p)-i {
-		return 0, 0, errorf(ErrTruncated, nil, "value at offset %d needs %d bytes, %d remain", i-1, skip, len(p)-i)
+		return 0, 0, errorf(ErrTruncated, nil, "value at offset %d needs %d bytes, %d remain", start, skip, len(p)-i)
 	}
 	i += skip
 	if n > len(p)-i {
-		return 0, 0, errorf(ErrTruncated, nil, "container at offset %d announces %d values, %d bytes remain", i-1, n, len(p)-i)
+		return 0, 0, errorf(ErrTruncated, nil, "container at offset %d announces %d values, %d bytes remain", start, n, len(p)-i)
 	}
 	return i, n, nil
 }

@@ -42,3 +42,25 @@ func TestValidateAcceptsEveryFormat(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateNamesTheValuesOffset: a refused value is named by the offset
+// of its first byte (its code), not of its length field.
+func TestValidateNamesTheValuesOffset(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		p     []byte
+		count int
+		want  string
+	}{
+		{"str8 cut", []byte{0x01, 0xd9, 0x03, 0x61}, 2, "value at offset 1 needs 3 bytes"},
+		{"bin16 cut", []byte{0xc5, 0x00, 0x04, 0x00}, 1, "value at offset 0 needs 4 bytes"},
+		{"array16 too long", []byte{0x02, 0xdc, 0x00, 0x03, 0x01}, 2, "container at offset 1 announces 3 values"},
+		{"fixmap too long", []byte{0x83, 0x01}, 1, "container at offset 0 announces 6 values"},
+		{"invalid code", []byte{0x01, 0xc1}, 2, "invalid msgpack code 0xc1 at offset 1"},
+	} {
+		err := validate(c.p, c.count)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: validate = %v, want a message containing %q", c.name, err, c.want)
+		}
+	}
+}
