@@ -25,11 +25,24 @@ import (
 type Options struct {
 	// Root is the rank that supplies the items and receives the results.
 	Root int
-	// BatchSize is the number of consecutive items handed out at once;
-	// 0 means 1, a negative value is rejected by the preflight.
+	// BatchSize is the number of consecutive items handed out at once.
+	// 0, the default, means automatic: the root measures every completed
+	// batch (its items' compute time and, for another rank, the round
+	// trip of its TASK) and sizes each rank's next batch so that the
+	// per-batch overhead stays a small share of its compute, starting at
+	// one item and at most doubling per measured batch, while no batch
+	// takes more than a factoring share of the items still unassigned
+	// (remaining / (2 · slots)), so the last items spread over every slot.
+	// A positive B fixes every batch at B items exactly as before: batch k
+	// holds items [k·B, min((k+1)·B, N)). A negative value is rejected by
+	// the preflight.
 	BatchSize int
-	// Mode is the local mode of the domain passed to Pmap. An MPI-only
-	// call (nil domain) needs Sequential.
+	// Mode is the local mode of the domain passed to Pmap. The zero
+	// value, [Auto], uses every worker: Outer (one slot per worker) on a
+	// rank that passes a domain, Sequential (one helper goroutine) on an
+	// MPI-only rank (nil domain). The ranks agree on Mode as passed, and
+	// each resolves Auto for itself, so ranks with and without a domain
+	// may mix. An MPI-only rank needs Auto or Sequential.
 	Mode LocalMode
 	// Stats, when not nil on the root, receives where the call's work and
 	// time went (items, batches, busy and idle time per rank and slot,
@@ -73,17 +86,20 @@ type ErrorPolicy uint8
 
 const (
 	// FailFast, the default: after the first failing item no new batch is
-	// handed out, running batches finish, and every rank returns the
-	// error of the lowest failing index; no results are returned.
+	// handed out, every running batch stops before its next item (the
+	// items it skipped count as canceled), and every rank returns the
+	// error of the lowest failing index among the items that ran; no
+	// results are returned.
 	FailFast ErrorPolicy = iota
-	// CollectAll: every item runs (a Sequential, Inner or MPI-only batch no
-	// longer stops at its first failing item). The root returns the whole
+	// CollectAll: every item runs (a batch no longer stops at its first
+	// failing item). The root returns the whole
 	// result table, with the zero value at each failed index, and every
 	// rank returns the same *PmapError whose Failures lists every failed
 	// item in index order (see [PmapError].Failures). A call-level failure
 	// (a context that ended, a frame that does not parse) still stops the
-	// call as under FailFast, but the root keeps the results that
-	// arrived, and Failures lists every item without a result.
+	// call as under FailFast, running batches included, but the root keeps
+	// the results that arrived, and Failures lists every item without a
+	// result.
 	CollectAll
 )
 
@@ -110,9 +126,10 @@ func (p ErrorPolicy) valid() bool { return p <= CollectAll }
 // must run on the MPI main thread: a program calls runtime.LockOSThread in
 // an init function of package main and calls Pmap from the main
 // goroutine. The calling goroutine makes every MPI call and never runs a
-// callback; f runs on the slots of d (one per worker in [Outer] mode, one
-// in [Sequential] or [Inner] mode) or, with d nil and mode Sequential, on
-// a helper goroutine. A domain needs [ThreadFunneled] or more. Items and
+// callback; f runs on the slots of d (one per worker in [Outer] mode, which
+// the zero mode [Auto] means with a domain, one in [Sequential] or [Inner]
+// mode) or, with d nil (mode Auto or Sequential), on a helper goroutine.
+// A domain needs [ThreadFunneled] or more. Items and
 // results that cross ranks must pass the type check of
 // [ErrUnsupportedType]. The caller's own messages on comm are never
 // consumed. The costs of a call are in docs/PERFORMANCE.md.
@@ -120,11 +137,14 @@ func (p ErrorPolicy) valid() bool { return p <= CollectAll }
 // Errors are *[PmapError], and every rank returns the same one. A failing
 // entry check returns a [KindPreflight] error before any item runs. Under
 // the default [FailFast] policy, after a failing item no new batch is
-// handed out, running batches finish, and the error of the lowest failing
-// index wins; under [CollectAll] every item runs and the root also gets
-// every successful result. A rank whose ctx ends during the call makes
-// every rank return a [KindCanceled] error; a batch that has started runs
-// to its end (see PmapContext to stop early). A callback that panics
+// handed out, running batches stop before their next item, and the error
+// of the lowest failing index among the items that ran wins; under
+// [CollectAll] every item runs and the root also gets every successful
+// result. A rank whose ctx ends during the call makes every rank return a
+// [KindCanceled] error, and running batches stop before their next item
+// (an item already running finishes: see PmapContext to stop it early).
+// Stopping takes effect between items, so it is as prompt as one item is
+// long, however large the batches. A callback that panics
 // aborts the whole job with exit code ExitPanic, as does a panic in user
 // code on the calling goroutine (a custom msgpack encoder, the
 // OnProgress hook); an MPI failure aborts it with ExitTransport.
@@ -161,14 +181,14 @@ func PmapContext[T, U any](ctx context.Context, comm Comm, d *Domain, opts Optio
 	}
 	if d == nil {
 		exec = helperExec{}
-		if opts.Mode != Sequential && extra == nil {
-			extra = &failure{Code: failDomain, Err: ErrInvalidMode, Message: fmt.Sprintf("an MPI-only Pmap (nil domain) needs mode Sequential, got %v", opts.Mode)}
+		if opts.Mode.resolve(false) != Sequential && extra == nil {
+			extra = &failure{Code: failDomain, Err: ErrInvalidMode, Message: fmt.Sprintf("an MPI-only Pmap (nil domain) needs mode Auto or Sequential, got %v", opts.Mode)}
 		}
 	} else {
 		exec = d.executor(opts.Mode)
 	}
 	g := func(ctx context.Context, _ int, item T) (U, error) { return f(ctx, item) }
-	return pmapOn(ctx, comm, exec, opts, rootItems, g, opts.Mode != Outer, extra)
+	return pmapOn(ctx, comm, exec, opts, rootItems, g, extra)
 }
 
 // call is one Pmap call's state shared by the root's and the other ranks'
@@ -183,7 +203,7 @@ type call[T, U any] struct {
 	items       []T // the root's input
 	f           itemFunc[T, U]
 	batch       int
-	stopOnError bool // a batch stops after its first failing item
+	stopOnError bool // FailFast: a batch stops after its first failing item
 	collect     bool // CollectAll
 	inline      bool // the coordinator runs the callbacks (MPI_THREAD_SINGLE)
 	prefetch    bool // a remote rank holds one batch beyond its running ones
@@ -201,7 +221,7 @@ type call[T, U any] struct {
 	callStats  *CallStats   // what the root fills opts.Stats with
 }
 
-func pmapOn[T, U any](ctx context.Context, comm Comm, exec seam.Executor, opts Options, rootItems Maybe[[]T], f itemFunc[T, U], stopOnError bool, extra *failure) ([]U, error) {
+func pmapOn[T, U any](ctx context.Context, comm Comm, exec seam.Executor, opts Options, rootItems Maybe[[]T], f itemFunc[T, U], extra *failure) ([]U, error) {
 	exit, err := enterCollective("Pmap")
 	if err != nil {
 		if errors.Is(err, errReentrant) {
@@ -235,7 +255,7 @@ func pmapOn[T, U any](ctx context.Context, comm Comm, exec seam.Executor, opts O
 	}()
 	defer keepCoordinatorResponsive(exec)()
 	items, _ := rootItems.Get()
-	c := newCall(ctx, k, exec, &opts, items, f, stopOnError)
+	c := newCall(ctx, k, exec, &opts, items, f)
 	out, err := c.finish(&opts, c.runOn(exec, &opts, rootItems.Present(), extra))
 	normal = true
 	return out, err
@@ -243,11 +263,11 @@ func pmapOn[T, U any](ctx context.Context, comm Comm, exec seam.Executor, opts O
 
 // newCall builds the state of one Pmap call on k, run by exec with opts;
 // items are the root's (nil elsewhere).
-func newCall[T, U any](ctx context.Context, k *coll.Coll, exec seam.Executor, opts *Options, items []T, f itemFunc[T, U], stopOnError bool) *call[T, U] {
+func newCall[T, U any](ctx context.Context, k *coll.Coll, exec seam.Executor, opts *Options, items []T, f itemFunc[T, U]) *call[T, U] {
 	collect := opts.OnError == CollectAll
 	cpus := len(allowedCPUs())
 	c := &call[T, U]{
-		ctx: ctx, k: k, root: opts.Root, items: items, f: f, stopOnError: stopOnError && !collect, collect: collect,
+		ctx: ctx, k: k, root: opts.Root, items: items, f: f, stopOnError: !collect, collect: collect,
 		inline: !exec.Offloads(), rep: newReport(k, opts.Root, collect), pan: newFirstPanic(),
 		spare: cpus > exec.Threads(), oneCPU: cpus == 1,
 	}

@@ -22,8 +22,8 @@ import (
 // failed check's sentinel (a type failure to an error matching
 // ErrUnsupportedType). admitErr is this rank's executor admission failure
 // (nil when the executor was claimed), typeErr the result of
-// checkWireTypes. It normalises opts.BatchSize (0 → 1). The ranks' slot
-// counts travel right after it, in each rank's first READY (see
+// checkWireTypes. A BatchSize of 0 (automatic) is agreed as it is. The
+// ranks' slot counts travel right after it, in each rank's first READY (see
 // collectSlots).
 //
 // When every rank passed the same options, the agreement is one MPI
@@ -37,9 +37,6 @@ import (
 // collectives take the same path when their words differ, so a rank that
 // called Pmap while another called Broadcast fails with them.
 func pmapPreflight(ctx context.Context, k *coll.Coll, exec seam.Executor, opts *Options, hasItems bool, extra *failure, admitErr, typeErr error) error {
-	if opts.BatchSize == 0 {
-		opts.BatchSize = 1
-	}
 	mine := packOptions(*opts)
 	checks := func(ref int64) *failure {
 		local := pmapLocalChecks(ctx, k, exec, *opts, hasItems, ref, extra)
@@ -106,11 +103,11 @@ func pmapLocalChecks(ctx context.Context, k *coll.Coll, exec seam.Executor, opts
 	return nil
 }
 
-// Bits of the packed options word (58 in all), low to high.
+// Bits of the packed options word (59 in all), low to high.
 const (
 	packPolicyBits   = 2
 	packPrefetchBits = 1
-	packModeBits     = 2
+	packModeBits     = 3
 	packRootBits     = 24
 	packBatchBits    = 29
 
@@ -118,10 +115,12 @@ const (
 	packModeShift     = packPrefetchShift + packPrefetchBits
 	packRootShift     = packModeShift + packModeBits
 	packBatchShift    = packRootShift + packRootBits
+
+	invalidModeCode = 1<<packModeBits - 1 // the packed mode of an invalid LocalMode
 )
 
-// packOptions folds the agreed options into one int64 (58 bits: batch size
-// 29, root 24, mode 2, prefetch 1, error policy 2) whose equality across
+// packOptions folds the agreed options into one int64 (59 bits: batch size
+// 29, root 24, mode 3, prefetch 1, error policy 2) whose equality across
 // ranks means the options are identical. Values that fail the local checks
 // anyway (a negative batch size, a root outside [0, 2^24-2), an invalid mode
 // or policy) collapse to one code each; batch sizes of 2^29-1 or more
@@ -130,9 +129,9 @@ const (
 // would need a communicator of over 16 million ranks.)
 func packOptions(o Options) int64 {
 	clamp := func(v, bits int) int64 { return int64(min(max(v, -1), 1<<bits-2) + 1) }
-	mode := int64(o.Mode)
+	mode := int64(o.Mode) // as passed: Auto is agreed before each rank resolves it
 	if !o.Mode.valid() {
-		mode = 3
+		mode = invalidModeCode
 	}
 	var pf int64
 	if o.Prefetch {
@@ -147,8 +146,8 @@ func packOptions(o Options) int64 {
 }
 
 // packedOptions is a packed options word taken apart (each field still in
-// its packed code: value+1 for batch size and root, 3 for an invalid mode or
-// policy).
+// its packed code: value+1 for batch size and root, invalidModeCode for an
+// invalid mode, 3 for an invalid policy).
 type packedOptions struct{ batch, root, mode, prefetch, policy int64 }
 
 func unpackOptions(v int64) packedOptions {
@@ -173,7 +172,7 @@ func optionsDiff(here, r0 packedOptions) string {
 		return fmt.Sprint(code - 1)
 	}
 	mode := func(code int64) string {
-		if code == 3 {
+		if code == invalidModeCode {
 			return "an invalid mode"
 		}
 		return LocalMode(code).String()
