@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/hataori/hataori-go/internal/sched"
@@ -22,11 +21,12 @@ type Policy struct {
 func (p Policy) String() string { return p.Name }
 
 // Completion is what the root knows of a finished batch when it records
-// it: Busy is the slot's computing time for the batch (items, decode and
-// encode), RoundTrip the time from the root sending its TASK to the root
-// receiving its RESULT (zero for the root's own slots).
+// it (sched.Timing): Compute is the time the batch's items took on their
+// slot, RoundTrip the time from the root sending its TASK to the root
+// receiving its RESULT (zero for the root's own slots), Queued the time
+// the TASK waited on the remote rank for a free slot.
 type Completion struct {
-	Busy, RoundTrip time.Duration
+	Compute, RoundTrip, Queued time.Duration
 }
 
 // Dealer is the part of the root's scheduler that the model drives: the
@@ -42,6 +42,12 @@ type Dealer interface {
 	Done() bool
 	Check() error
 	Completed() int
+	// Prefetch reports whether rank's extra logical slot (the last one)
+	// may be answered now; Exhausted whether every later READY gets STOP.
+	Prefetch(rank int) bool
+	Exhausted() bool
+	// Automatic reports whether sizes (and prefetch) are the scheduler's.
+	Automatic() bool
 }
 
 // NewDealer builds the dealer of policy p for a call of items over slots
@@ -84,11 +90,10 @@ func (d *fixedDealer) CompleteRoot(slot int, _ sched.Batch, _ Completion, _ time
 	return d.s.CompleteRoot(slot, true)
 }
 
+func (d *fixedDealer) Prefetch(int) bool      { return true }
+func (d *fixedDealer) Exhausted() bool        { return d.s.Exhausted() }
+func (d *fixedDealer) Automatic() bool        { return false }
 func (d *fixedDealer) OnDrain(rank int) error { return d.s.OnDrain(rank) }
 func (d *fixedDealer) Done() bool             { return d.s.Done() }
 func (d *fixedDealer) Check() error           { return d.s.Check() }
 func (d *fixedDealer) Completed() int         { return d.s.Completed() }
-
-// errNoAuto is returned for Batch 0 until internal/sched has automatic
-// sizes (Config.BatchSize == 0 with durations on completion).
-var errNoAuto = fmt.Errorf("automatic batch sizes: not in internal/sched yet")

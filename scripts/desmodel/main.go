@@ -13,14 +13,13 @@
 //
 //	go run ./scripts/desmodel -png docs/img/desmodel.png
 //
-// The automatic batch policy (sched.Config.BatchSize == 0) joins the
-// policies as soon as internal/sched has it (auto.go). It is a separate
+// The automatic policy is sched.Config.BatchSize == 0 with every
+// completion's sched.Timing (auto.go). It is a separate
 // main package, so gonum/plot stays out of hataori's and lanes'
 // dependencies.
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -33,22 +32,19 @@ import (
 )
 
 // policies are the batch policies modelled: fixed 1, 16, 256, and the
-// automatic sizes when internal/sched has them.
+// scheduler's automatic sizes (with its prefetch verdict).
 func policies() []Policy {
-	ps := []Policy{{Name: "batch 1", Batch: 1}, {Name: "batch 16", Batch: 16}, {Name: "batch 256", Batch: 256}}
-	if _, err := newAutoDealer(1, []int{1}); !errors.Is(err, errNoAuto) {
-		ps = append(ps, Policy{Name: "auto", Batch: 0})
-	}
-	return ps
+	return []Policy{{Name: "batch 1", Batch: 1}, {Name: "batch 16", Batch: 16}, {Name: "batch 256", Batch: 256}, {Name: "auto", Batch: 0}}
 }
 
 // itemsFor is the item count of a modelled call: rounds batches per slot
-// at a fixed size (so every fixed policy reaches a steady state), the
-// automatic policy as many items as batch 256 gets.
+// at a fixed size (so every fixed policy reaches a steady state), and for
+// the automatic policy as many items as batch 16 gets (its factoring cap,
+// remaining / (2·slots), starts at 8·rounds items).
 func itemsFor(slots int, p Policy, rounds int) int {
 	b := p.Batch
 	if b <= 0 {
-		b = 256
+		b = 16
 	}
 	return max(rounds*slots*b, 4096)
 }
@@ -57,8 +53,9 @@ func main() {
 	png := flag.String("png", "", "draw the saturation scan to this PNG")
 	grid := flag.Bool("grid", true, "model the grid (64–16,384 slots × 1–256 ranks)")
 	scan := flag.Bool("scan", true, "scan the slot count for the saturation points")
-	rounds := flag.Int("rounds", 8, "batches per slot at a fixed size")
+	rounds := flag.Int("rounds", 4, "batches per slot at a fixed size")
 	workers := flag.Int("j", runtime.GOMAXPROCS(0), "runs modelled at once")
+	full := flag.Bool("full", false, "grid over 1, 4, 16, 64, 256 ranks (default 1, 16, 256)")
 	flag.Parse()
 	t0 := time.Now()
 	c := DefaultCosts()
@@ -72,7 +69,11 @@ func main() {
 		var cfgs []Config
 		for _, d := range AllDists {
 			for _, slots := range []int{64, 256, 1024, 4096, 16384} {
-				for _, ranks := range []int{1, 4, 16, 64, 256} {
+				rs := []int{1, 16, 256}
+				if *full {
+					rs = []int{1, 4, 16, 64, 256}
+				}
+				for _, ranks := range rs {
 					if ranks > slots {
 						continue
 					}

@@ -90,14 +90,16 @@ type msg struct {
 	slot      int // logical slot
 	implicit  bool
 	batch     sched.Batch
-	busy      time.Duration // mDone, mResult: the slot's computing time
-	sentTask  time.Duration // mResult: when the root sent the TASK
-	firstSent time.Duration // mTask: when the root sent it
+	compute   time.Duration // mDone, mResult: the items' time on the slot
+	queued    time.Duration // mDone, mResult: the TASK's wait for a free slot
+	enqueued  time.Duration // mTask: when the rank queued it for its slots
+	firstSent time.Duration // mTask, mDone, mResult: when the root sent the TASK
 }
 
 // server is a coordinator: one message at a time, in arrival order.
 type server struct {
 	queue []msg
+	front []msg // taken before queue: READYs released from being held
 	busy  bool
 	spans []span // busy intervals
 }
@@ -138,6 +140,8 @@ type sim struct {
 	rootWork  []time.Duration // its items' cost
 	rootLeft  int             // root slots not stopped
 	ranks     []*remoteRank
+	held      []bool // held[r]: rank r's extra logical slot's READY is held back
+	nHeld     int
 	deals     []time.Duration // time of every Assign
 	remote    []time.Duration // time of every remote Assign
 	done      []batchRec
@@ -152,7 +156,9 @@ func Run(cfg Config) (Result, error) {
 		return Result{}, fmt.Errorf("desmodel: bad layout %d ranks × %d slots, %d items", cfg.Ranks, cfg.SlotsPerRank, cfg.Items)
 	}
 	s := &sim{cfg: cfg, c: cfg.Costs, logical: cfg.SlotsPerRank}
-	if cfg.Policy.Prefetch {
+	if cfg.Policy.Prefetch || cfg.Policy.Batch <= 0 {
+		// Bounded prefetch: one logical slot more. With automatic sizes
+		// the root answers it once sched.Prefetch says so.
 		s.logical++
 	}
 	slots := make([]int, cfg.Ranks)
@@ -169,6 +175,7 @@ func Run(cfg Config) (Result, error) {
 	s.rootWork = make([]time.Duration, cfg.SlotsPerRank)
 	s.rootLeft = cfg.SlotsPerRank
 	s.ranks = make([]*remoteRank, cfg.Ranks)
+	s.held = make([]bool, cfg.Ranks)
 	for r := 1; r < cfg.Ranks; r++ {
 		rr := &remoteRank{w: sched.NewRemote(r, s.logical), free: cfg.SlotsPerRank}
 		// The first READY stands for a READY of every logical slot.
@@ -243,10 +250,11 @@ func (s *sim) rootSlotFree(j int, running bool) {
 	release := s.lock()
 	if running {
 		b := s.rootSlots[j]
-		s.fail(s.d.CompleteRoot(j, b, Completion{Busy: s.rootWork[j]}, s.now))
+		s.fail(s.d.CompleteRoot(j, b, Completion{Compute: s.rootWork[j]}, s.now))
 	}
 	dec, b, err := s.d.RootDispatch(j, s.now)
 	s.fail(err)
+	s.releaseHeld(-1)
 	if dec != sched.Assign {
 		s.rootLeft--
 		if s.rootLeft == 0 {
@@ -265,11 +273,15 @@ func (s *sim) rootSlotFree(j int, running bool) {
 
 // rootWake starts the root coordinator's next message if it is idle.
 func (s *sim) rootWake() {
-	if s.root.busy || len(s.root.queue) == 0 {
+	if s.root.busy || len(s.root.front)+len(s.root.queue) == 0 {
 		return
 	}
-	m := s.root.queue[0]
-	s.root.queue = s.root.queue[1:]
+	var m msg
+	if len(s.root.front) > 0 {
+		m, s.root.front = s.root.front[0], s.root.front[1:]
+	} else {
+		m, s.root.queue = s.root.queue[0], s.root.queue[1:]
+	}
 	s.root.busy = true
 	begin := s.now
 	recv := s.c.Recv
@@ -289,13 +301,22 @@ func (s *sim) rootDecide(m msg, begin time.Duration) {
 	end := release
 	switch m.kind {
 	case mResult:
-		c := Completion{Busy: m.busy, RoundTrip: s.now - m.sentTask}
+		c := Completion{Compute: m.compute, RoundTrip: s.now - m.firstSent, Queued: m.queued}
 		s.fail(s.d.OnResult(m.rank, m.slot, m.batch, c, s.now))
+		s.releaseHeld(m.rank)
 	case mDrain:
 		s.fail(s.d.OnDrain(m.rank))
 	case mReady:
+		if s.d.Automatic() && m.slot == s.logical-1 && !s.d.Prefetch(m.rank) && !s.d.Exhausted() {
+			// The prefetch slot's READY waits until the measurements
+			// call for it (or the input runs out).
+			s.held[m.rank] = true
+			s.nHeld++
+			break
+		}
 		dec, b, err := s.d.OnReady(m.rank, m.slot, s.now)
 		s.fail(err)
+		s.releaseHeld(-1)
 		end += s.c.Send
 		out := msg{kind: mStop, rank: m.rank, slot: m.slot}
 		if dec == sched.Assign {
@@ -308,6 +329,37 @@ func (s *sim) rootDecide(m msg, begin time.Duration) {
 	}
 	s.root.spans = append(s.root.spans, span{begin, end})
 	s.at(end, func() { s.root.busy = false; s.rootWake() })
+}
+
+// releaseHeld answers held prefetch READYs that may now be answered: of
+// rank (after one of its completions), or of every rank once the input is
+// exhausted (rank -1). They go to the front of the coordinator's queue,
+// already received.
+func (s *sim) releaseHeld(rank int) {
+	if s.nHeld == 0 {
+		return
+	}
+	if rank >= 0 {
+		if s.held[rank] && s.d.Prefetch(rank) {
+			s.unhold(rank)
+		}
+		return
+	}
+	if !s.d.Exhausted() {
+		return
+	}
+	for r := range s.held {
+		if s.held[r] {
+			s.unhold(r)
+		}
+	}
+}
+
+func (s *sim) unhold(r int) {
+	s.held[r] = false
+	s.nHeld--
+	s.root.front = append(s.root.front, msg{kind: mReady, rank: r, slot: s.logical - 1, implicit: true})
+	s.at(s.now, s.rootWake)
 }
 
 // rootArrive: a message reaches the root.
@@ -339,6 +391,7 @@ func (s *sim) remoteWake(rank int) {
 		end = s.now + s.c.Recv
 		s.fail(rr.w.OnTask(m.slot, m.batch.ID))
 		s.at(end, func() {
+			m.enqueued = s.now
 			rr.jobs = append(rr.jobs, m)
 			s.startJobs(rank, s.c.Handoff)
 		})
@@ -355,7 +408,7 @@ func (s *sim) remoteWake(rank int) {
 		s.fail(rr.w.SendResult(m.slot))
 		s.fail(rr.w.SendReady(m.slot))
 		end = s.now + 2*s.c.Send
-		res := msg{kind: mResult, rank: rank, slot: m.slot, batch: m.batch, busy: m.busy, sentTask: m.firstSent}
+		res := msg{kind: mResult, rank: rank, slot: m.slot, batch: m.batch, compute: m.compute, queued: m.queued, firstSent: m.firstSent}
 		rdy := msg{kind: mReady, rank: rank, slot: m.slot}
 		s.at(end-s.c.Send+s.c.Hop, func() { s.rootArrive(res) })
 		s.at(end+s.c.Hop, func() { s.rootArrive(rdy) })
@@ -378,10 +431,11 @@ func (s *sim) startJobs(rank int, delay time.Duration) {
 		n := time.Duration(m.batch.Count)
 		end := start + n*s.c.Dec + w + n*s.c.Enc
 		s.done = append(s.done, batchRec{start: start + n*s.c.Dec, end: start + n*s.c.Dec + w, work: w, n: m.batch.Count})
-		m.busy = end - start
+		m.compute = w
+		m.queued = s.now - m.enqueued
 		s.at(end, func() {
 			rr.free++
-			done := msg{kind: mDone, rank: rank, slot: m.slot, batch: m.batch, busy: m.busy, firstSent: m.firstSent}
+			done := msg{kind: mDone, rank: rank, slot: m.slot, batch: m.batch, compute: m.compute, queued: m.queued, firstSent: m.firstSent}
 			s.at(s.now+s.c.Handoff, func() { s.remoteArrive(done) })
 			s.startJobs(rank, 0)
 		})

@@ -73,8 +73,8 @@ func TestOneRemoteBatch(t *testing.T) {
 	}
 }
 
-// A dealer that does nothing but deal saturates at one remote batch per
-// RootPerBatch: with items so cheap that every slot waits, the TASK rate is
+// A saturated dealer deals one remote batch per RootPerBatch: 256 remote
+// slots of 20 µs items at batch 1 ask for far more, so the TASK rate is
 // the coordinator's capacity.
 func TestSaturatedDealerRate(t *testing.T) {
 	c := DefaultCosts()
@@ -92,7 +92,7 @@ func TestSaturatedDealerRate(t *testing.T) {
 // Every policy and layout finishes every item exactly once (Run checks the
 // scheduler's own invariants), prefetch included.
 func TestInvariants(t *testing.T) {
-	for _, p := range []Policy{fixed(1), fixed(3), {Name: "prefetch", Batch: 2, Prefetch: true}} {
+	for _, p := range []Policy{fixed(1), fixed(3), {Name: "prefetch", Batch: 2, Prefetch: true}, {Name: "auto"}} {
 		for _, l := range []struct{ r, s, n int }{{1, 1, 0}, {3, 2, 1}, {5, 3, 97}, {8, 1, 1000}} {
 			cfg := Config{Ranks: l.r, SlotsPerRank: l.s, Items: l.n, Dist: Heavy20, Policy: p, Costs: DefaultCosts()}
 			if _, err := Run(cfg); err != nil {

@@ -18,8 +18,8 @@ var colours = []color.RGBA{
 }
 
 // drawScan draws the scan: one column per distribution; the top row the
-// throughput against ideal, the bottom row the batches the root deals per
-// second, both over the slot count (log scale), one line per policy.
+// throughput against ideal, the bottom row the TASKs the root's
+// coordinator sends per second, both over the slot count (log scale), one line per policy.
 func drawScan(res []Result, file string) error {
 	var dists []string
 	byDist := map[string]map[string][]Result{}
@@ -46,7 +46,7 @@ func drawScan(res []Result, file string) error {
 		eff, deal := plot.New(), plot.New()
 		eff.Title.Text = "items " + d
 		eff.Y.Label.Text = "throughput ÷ ideal"
-		deal.Y.Label.Text = "batches dealt per second"
+		deal.Y.Label.Text = "TASKs sent per second (root coordinator)"
 		for _, p := range []*plot.Plot{eff, deal} {
 			p.X.Label.Text = "slots (min(slots, 256) ranks)"
 			p.X.Scale = plot.LogScale{}
@@ -61,8 +61,8 @@ func drawScan(res []Result, file string) error {
 			pe, pd := make(plotter.XYs, 0, len(rs)), make(plotter.XYs, 0, len(rs))
 			for _, r := range rs {
 				pe = append(pe, plotter.XY{X: float64(r.Slots()), Y: r.Eff})
-				if r.DealRate > 0 {
-					pd = append(pd, plotter.XY{X: float64(r.Slots()), Y: r.DealRate})
+				if r.RemoteRate > 0 {
+					pd = append(pd, plotter.XY{X: float64(r.Slots()), Y: r.RemoteRate})
 				}
 			}
 			for _, pair := range []struct {
