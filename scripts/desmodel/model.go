@@ -113,7 +113,6 @@ type remoteRank struct {
 	w       *sched.Remote
 	jobs    []msg // TASKs waiting for an executor slot
 	free    int   // idle executor slots
-	stopped bool
 }
 
 // batchRec is one completed batch, for the window measurements.
