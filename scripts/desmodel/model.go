@@ -109,10 +109,10 @@ type span struct{ from, to time.Duration }
 // remoteRank is a non-root rank: its coordinator, its logical slots (the
 // real sched.Remote), the TASK queue its executor slots take from.
 type remoteRank struct {
-	coord   server
-	w       *sched.Remote
-	jobs    []msg // TASKs waiting for an executor slot
-	free    int   // idle executor slots
+	coord server
+	w     *sched.Remote
+	jobs  []msg // TASKs waiting for an executor slot
+	free  int   // idle executor slots
 }
 
 // batchRec is one completed batch, for the window measurements.
