@@ -168,8 +168,9 @@ func init() {
 // order ErrInvalidMode, ErrNoDomain, ErrDomainClosed, ErrWorkerEntry,
 // ErrDomainBusy.
 var (
-	// ErrInvalidMode reports a [LocalMode] other than [Sequential],
-	// [Outer] or [Inner].
+	// ErrInvalidMode reports a [LocalMode] other than [Auto],
+	// [Sequential], [Outer] or [Inner] (or, for an MPI-only Pmap, other
+	// than Auto or Sequential).
 	ErrInvalidMode = errors.New("hataori: invalid local mode")
 	// ErrNoDomain reports a nil *[Domain], or a zero Domain (one not made
 	// by [NewDomain] or [NewLocalDomain]).

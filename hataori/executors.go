@@ -18,12 +18,12 @@ type domainExec struct {
 	mode LocalMode
 }
 
-// executor returns the slot executor of d in mode.
+// executor returns the slot executor of d in mode (Auto: Outer).
 func (d *Domain) executor(mode LocalMode) seam.Executor {
 	if d != nil && d.foreign != nil {
 		return d.foreign.exec
 	}
-	return domainExec{d: d, mode: mode}
+	return domainExec{d: d, mode: mode.resolve(true)}
 }
 
 func (e domainExec) Slots() int {

@@ -37,11 +37,11 @@ func init() {
 func pmapForeign[T, U any](ctx context.Context, comm Comm, fe *foreignExec, opts Options, rootItems Maybe[[]T]) ([]U, error) {
 	if fe.fn == nil {
 		g := func(context.Context, int, T) (U, error) { var zero U; return zero, ErrNilCallback }
-		return pmapOn(ctx, comm, fe.exec, opts, rootItems, g, false, &failure{Code: failDomain, Err: ErrNilCallback, Message: ErrNilCallback.Error()})
+		return pmapOn(ctx, comm, fe.exec, opts, rootItems, g, &failure{Code: failDomain, Err: ErrNilCallback, Message: ErrNilCallback.Error()})
 	}
 	g, _ := fe.fn.(func(context.Context, int, T) (U, error))
 	if g == nil {
 		panic("hataori: internal error: lanes callback of the wrong type")
 	}
-	return pmapOn(ctx, comm, fe.exec, opts, rootItems, g, false, nil)
+	return pmapOn(ctx, comm, fe.exec, opts, rootItems, g, nil)
 }

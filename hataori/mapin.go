@@ -11,6 +11,7 @@ import (
 // MapIn applies f to every item on the workers of domain d, as mode says,
 // and returns the results in input order.
 //
+//   - [Auto] (the zero value): Outer.
 //   - Sequential: the items run one after another on one worker; MapIn stops
 //     after the first failing item.
 //   - Outer: every item runs exactly once, spread over all workers; every
@@ -37,11 +38,13 @@ import (
 // domain (which stays usable), and re-panic on the caller with a
 // *[PanicError] holding the original value and stack.
 //
-// f runs concurrently with itself in [Outer] mode and must be safe for that.
+// f runs concurrently with itself in [Outer] mode (and so with [Auto]) and
+// must be safe for that.
 func MapIn[T, U any](ctx context.Context, d *Domain, mode LocalMode, items []T, f func(T) (U, error)) ([]U, error) {
 	if !mode.valid() {
 		return nil, fmt.Errorf("%w: %d", ErrInvalidMode, int(mode))
 	}
+	mode = mode.resolve(true)
 	if f == nil {
 		return nil, ErrNilCallback
 	}
@@ -134,18 +137,28 @@ func (s *mapState[T, U]) failed(i int, err error) {
 	}
 }
 
-// LocalMode selects how [MapIn] (and a domain's Executor) spreads items over
-// the workers of a [Domain]. The zero value is [Sequential].
+// LocalMode selects how the items of [MapIn], or of a [Pmap] call on a
+// domain, meet the workers of a [Domain]. The zero value is [Auto]: every
+// worker with a domain, one goroutine without.
 type LocalMode int
 
 const (
+	// Auto, the zero value, uses every worker: it means [Outer] wherever
+	// there is a domain (MapIn, and Pmap with a non-nil domain) and
+	// [Sequential] for an MPI-only Pmap (nil domain), whose one helper
+	// goroutine is its only slot. Each rank resolves it for itself, after
+	// the ranks agreed on the options as passed, so ranks with and without
+	// a domain may all pass Auto.
+	Auto LocalMode = iota
 	// Sequential runs the items one after another on one worker of the
 	// domain, with no fan-out, and stops after the first failing item.
-	Sequential LocalMode = iota
+	Sequential
 	// Outer evaluates every item exactly once, spread over all the
-	// domain's workers, keeps the input order in the results and reports
-	// the lowest failing index after every item has been evaluated. An
-	// item must not start competing parallel work of its own.
+	// domain's workers, keeps the input order in the results and, in
+	// MapIn, reports the lowest failing index after every item has been
+	// evaluated (a Pmap batch, whose items one worker runs in order, stops
+	// as [FailFast] says). An item must not start competing parallel work
+	// of its own.
 	Outer
 	// Inner runs the items one after another, lending the whole domain to
 	// each: the callback reaches the domain's workers through
@@ -154,9 +167,11 @@ const (
 	Inner
 )
 
-// String returns the mode's name ("Sequential", "Outer" or "Inner").
+// String returns the mode's name ("Auto", "Sequential", "Outer" or "Inner").
 func (m LocalMode) String() string {
 	switch m {
+	case Auto:
+		return "Auto"
 	case Sequential:
 		return "Sequential"
 	case Outer:
@@ -167,4 +182,17 @@ func (m LocalMode) String() string {
 	return "LocalMode(" + strconv.Itoa(int(m)) + ")"
 }
 
-func (m LocalMode) valid() bool { return m >= Sequential && m <= Inner }
+func (m LocalMode) valid() bool { return m >= Auto && m <= Inner }
+
+// resolve returns the mode that runs: Auto becomes Outer with a domain and
+// Sequential without one (an MPI-only Pmap); every other mode, invalid
+// ones included, is returned unchanged.
+func (m LocalMode) resolve(domain bool) LocalMode {
+	switch {
+	case m != Auto:
+		return m
+	case domain:
+		return Outer
+	}
+	return Sequential
+}
