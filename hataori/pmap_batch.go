@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sync/atomic"
 
 	"github.com/hataori/hataori-go/hataori/internal/coll"
@@ -31,7 +32,8 @@ type itemFault struct {
 
 // batchOutcome is what evaluating one batch on a slot left behind.
 type batchOutcome struct {
-	faults []itemFault // in position order; nil when every item succeeded
+	faults  []itemFault // in position order; nil when every item succeeded
+	skipped int         // the last items, not run because the call was stopping (see skip)
 }
 
 // first returns the lowest failing item that is not a mere consequence of
@@ -54,16 +56,31 @@ func isCallCanceled(ctx context.Context, err error) bool {
 	return ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrStopped))
 }
 
-// evalBatch evaluates f over items on slot, writing results into out (a
-// window of the result table on the root, a fresh slice elsewhere, so
-// nothing is copied or serialized on the root). With stopOnError
-// (Sequential, Inner, MPI-only under FailFast) it stops after the first
-// failing item; otherwise (Outer, lanes, and every mode under CollectAll)
-// it evaluates every item. It reports a panic (or runtime.Goexit) of f
-// through pan instead of raising it and returns false then; the
-// coordinator aborts the job.
+// evalBatch evaluates f over items on slot, in order, writing results into
+// out (a window of the result table on the root, a fresh slice elsewhere,
+// so nothing is copied or serialized on the root). ctx is the callbacks'
+// context, which ends once the call is stopping (under FailFast a failure
+// anywhere; under either policy a context that ended or a frame that
+// failed). With stopOnError (every mode under FailFast) it stops after the
+// first failing item; under CollectAll it goes on past failing items. In
+// either case it stops before the next item once ctx has ended, and the
+// items it skipped get canceled faults with ctx's cause, like items that
+// failed with the call's cancellation, so they never win the convergence:
+// under CollectAll one per skipped item, in position order (each is
+// listed, so no skipped item passes for a result), under FailFast the
+// first only (the batch fails as a whole). The check is one non-blocking
+// receive per item. It reports a panic (or runtime.Goexit) of f through
+// pan instead of raising it and returns false then; the coordinator
+// aborts the job.
 func evalBatch[T, U any](ctx context.Context, f itemFunc[T, U], slot int, items []T, out []U, stopOnError bool, pan *firstPanic) (o batchOutcome, ok bool) {
+	done := ctx.Done()
 	for i := range items {
+		select {
+		case <-done:
+			o.skip(ctx, i, len(items), stopOnError)
+			return o, true
+		default:
+		}
 		u, err, normal := callItem(ctx, f, slot, items[i], pan)
 		if !normal {
 			return o, false
@@ -78,6 +95,22 @@ func evalBatch[T, U any](ctx context.Context, f itemFunc[T, U], slot int, items 
 		out[i] = u
 	}
 	return o, true
+}
+
+// skip records positions [from, n) of a batch as skipped because ctx (the
+// callbacks' context) has ended, each a canceled fault with ctx's cause;
+// with one (FailFast) only the first, which stands for them all: the
+// batch fails, and its other items are never looked at.
+func (o *batchOutcome) skip(ctx context.Context, from, n int, one bool) {
+	cause := context.Cause(ctx)
+	o.skipped = n - from
+	if one {
+		n = from + 1
+	}
+	o.faults = slices.Grow(o.faults, n-from)
+	for p := from; p < n; p++ {
+		o.faults = append(o.faults, itemFault{pos: p, err: cause, canceled: true})
+	}
 }
 
 // callItem calls f once; a panic or Goexit is recorded in pan and reported

@@ -1,0 +1,146 @@
+package hataori
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestEvalBatchStopsBetweenItems checks that a batch stops before its next
+// item once the callbacks' context has ended: under CollectAll (go on past
+// failures) every skipped item gets a canceled fault with the context's
+// cause, under FailFast the first one only; and that under FailFast a batch
+// stops after its first failing item.
+func TestEvalBatchStopsBetweenItems(t *testing.T) {
+	items := make([]int, 10)
+	for i := range items {
+		items[i] = i
+	}
+	for _, stopOnError := range []bool{false, true} {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		var calls atomic.Int64
+		f := func(_ context.Context, _ int, x int) (int, error) {
+			calls.Add(1)
+			if x == 1 && !stopOnError {
+				return 0, errors.New("boom") // CollectAll goes on
+			}
+			if x == 2 {
+				cancel(ErrStopped)
+			}
+			return x * 10, nil
+		}
+		out := make([]int, len(items))
+		o, ok := evalBatch(ctx, f, 0, items, out, stopOnError, newFirstPanic())
+		if !ok || calls.Load() != 3 || o.skipped != 7 || out[2] != 20 || out[3] != 0 {
+			t.Fatalf("stopOnError=%v: ok=%v calls=%d skipped=%d out=%v, want 3 calls and 7 skipped", stopOnError, ok, calls.Load(), o.skipped, out)
+		}
+		want := 8 // the failure of item 1, then one per skipped item
+		if stopOnError {
+			want = 1 // the first skipped item stands for the rest
+		}
+		if len(o.faults) != want {
+			t.Fatalf("stopOnError=%v: %d faults %+v, want %d", stopOnError, len(o.faults), o.faults, want)
+		}
+		for k, f := range o.faults[want-min(want, 7):] {
+			if !f.canceled || f.pos != 3+k || !errors.Is(f.err, ErrStopped) {
+				t.Fatalf("stopOnError=%v: fault %+v, want item %d canceled with ErrStopped", stopOnError, f, 3+k)
+			}
+		}
+		if fst := o.first(); stopOnError && (fst == nil || fst.pos != 3 || !fst.canceled) {
+			t.Fatalf("first fault %+v, want the canceled item 3", fst)
+		}
+		if fst := o.first(); !stopOnError && (fst == nil || fst.pos != 1 || fst.canceled) {
+			t.Fatalf("first fault %+v, want the failing item 1", fst)
+		}
+		cancel(nil)
+	}
+
+	// A batch taken after the call stopped runs no item at all.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	o, _ := evalBatch(ctx, func(context.Context, int, int) (int, error) { t.Fatal("an item ran"); return 0, nil }, 0, items, make([]int, 10), false, newFirstPanic())
+	if o.skipped != 10 || len(o.faults) != 10 || !errors.Is(o.faults[0].err, context.Canceled) {
+		t.Fatalf("batch after the stop: %+v", o)
+	}
+
+	// FailFast: a batch stops after its own first failing item.
+	var calls int
+	o, _ = evalBatch(context.Background(), func(_ context.Context, _ int, x int) (int, error) {
+		calls++
+		if x == 4 {
+			return 0, errors.New("boom")
+		}
+		return x, nil
+	}, 0, items, make([]int, 10), true, newFirstPanic())
+	if calls != 5 || len(o.faults) != 1 || o.faults[0].pos != 4 || o.faults[0].canceled || o.skipped != 0 {
+		t.Fatalf("own failure: %d calls, %+v", calls, o)
+	}
+}
+
+// TestLocalModeAuto checks the zero mode: its name, what it resolves to
+// with and without a domain, that the explicit modes keep their meaning,
+// and that the options agreement tells it from every explicit mode (the
+// mode is compared as passed) and from an invalid one.
+func TestLocalModeAuto(t *testing.T) {
+	var zero LocalMode
+	if zero != Auto || zero.String() != "Auto" || !zero.valid() {
+		t.Fatalf("zero LocalMode %v (valid %v), want Auto", zero, zero.valid())
+	}
+	if Auto.resolve(true) != Outer || Auto.resolve(false) != Sequential {
+		t.Fatalf("Auto resolves to %v with a domain, %v without", Auto.resolve(true), Auto.resolve(false))
+	}
+	for _, m := range []LocalMode{Sequential, Outer, Inner, LocalMode(9), LocalMode(-1)} {
+		if m.resolve(true) != m || m.resolve(false) != m {
+			t.Errorf("%v resolves to %v / %v, want itself", m, m.resolve(true), m.resolve(false))
+		}
+	}
+	if (Options{}).Mode != Auto {
+		t.Fatal("the zero Options has a mode other than Auto")
+	}
+	seen := map[int64]LocalMode{}
+	for _, m := range []LocalMode{Auto, Sequential, Outer, Inner, LocalMode(9)} {
+		p := packOptions(Options{Mode: m})
+		if o, dup := seen[p]; dup {
+			t.Fatalf("modes %v and %v pack alike", o, m)
+		}
+		seen[p] = m
+	}
+	if packOptions(Options{Mode: LocalMode(9)}) != packOptions(Options{Mode: LocalMode(-3)}) {
+		t.Error("invalid modes pack differently")
+	}
+	if d := optionsDiff(unpackOptions(packOptions(Options{Mode: Outer})), unpackOptions(packOptions(Options{}))); d != "mode Outer here, Auto on rank 0" {
+		t.Errorf("optionsDiff = %q", d)
+	}
+	if d := optionsDiff(unpackOptions(packOptions(Options{Mode: 9, BatchSize: 1 << 40})), unpackOptions(packOptions(Options{}))); d != "batch size 536870910 or more here, 0 on rank 0; mode an invalid mode here, Auto on rank 0" {
+		t.Errorf("optionsDiff = %q", d)
+	}
+}
+
+// TestMapInAutoUsesEveryWorker checks that MapIn's zero mode runs on every
+// worker of the domain: each item waits (for 10 s at most) until both
+// workers are in an item at once, which one worker never reaches.
+func TestMapInAutoUsesEveryWorker(t *testing.T) {
+	d, err := NewDomain(DomainConfig{Workers: 2, Pinning: Declared, Oversubscribe: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	var n atomic.Int64
+	both := make(chan struct{})
+	out, err := MapIn(context.Background(), d, Auto, []int{1, 2, 3, 4}, func(x int) (int, error) {
+		if n.Add(1) == 2 {
+			close(both)
+		}
+		select {
+		case <-both:
+			return x * x, nil
+		case <-time.After(10 * time.Second):
+			return 0, errors.New("the two workers were never in an item at once")
+		}
+	})
+	if err != nil || out[3] != 16 {
+		t.Fatalf("MapIn(Auto): %v %v", out, err)
+	}
+}
