@@ -12,7 +12,10 @@
 // microsecond, against 10–50 µs to a locked thread). A LocalMode picks how
 // items meet workers: Sequential (one worker, in order), Outer (every item
 // once across all workers) or Inner (items in order, each lent the whole
-// domain through Domain.Parallel).
+// domain through Domain.Parallel). The zero mode, Auto, uses every worker:
+// Outer wherever there is a domain (MapIn, Pmap with a domain), Sequential
+// for an MPI-only Pmap (nil domain), so a zero Options with NewLocalDomain
+// leaves no worker idle.
 //
 // Every local call takes a context.Context first: when it ends, no further
 // item starts and the call returns an error wrapping ctx.Err(). Callback
@@ -43,10 +46,12 @@
 // Pmap's errors are *PmapError, identical on every rank: PmapError.Index
 // is the failing input index, and a preflight error unwraps on every rank
 // to the sentinel of the check that failed (ErrDomainBusy,
-// ErrOptionsDiffer, …). Options.OnError picks FailFast (the default: the
-// lowest failing index stops the call) or CollectAll (every item runs; the
-// root keeps every success, and PmapError.Failures lists every failure on
-// every rank). PmapContext gives callbacks a context that is cancelled on
+// ErrOptionsDiffer, …). Options.OnError picks FailFast (the default: a
+// failing item stops the call, running batches included, between items,
+// and the lowest failing index among the items that ran wins) or
+// CollectAll (every item runs; the root keeps every success, and
+// PmapError.Failures lists every failure on every rank; only a call-level
+// failure, such as a context that ended, stops it). PmapContext gives callbacks a context that is cancelled on
 // every rank once the call is stopping. Options.OnProgress reports progress
 // on the root's coordinator, and Options.Stats receives, on the root,
 // where the work and the time went (CallStats). Branch across ranks only

@@ -221,6 +221,27 @@ func ExamplePanicError() {
 	// [4] <nil>
 }
 
+// The zero LocalMode is Auto: MapIn (and Pmap on a rank with a domain) runs
+// it as Outer, spreading the items over every worker; an MPI-only Pmap (nil
+// domain) runs it as Sequential. Pass Sequential or Inner to choose
+// otherwise.
+func ExampleLocalMode() {
+	d, err := hataori.NewDomain(hataori.DomainConfig{Workers: 2, Pinning: hataori.Declared, Oversubscribe: true})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer d.Close()
+	var mode hataori.LocalMode // Auto
+	squares, err := hataori.MapIn(context.Background(), d, mode, []int{1, 2, 3},
+		func(v int) (int, error) { return v * v, nil }) // on both workers, concurrently
+	fmt.Println(mode, squares, err)
+	fmt.Println(hataori.Sequential, hataori.Outer, hataori.Inner)
+	// Output:
+	// Auto [1 4 9] <nil>
+	// Sequential Outer Inner
+}
+
 // Maybe tells "this rank supplies nothing" (None) from "this rank supplies
 // an empty value" (Some of an empty slice).
 func ExampleMaybe() {

@@ -45,8 +45,11 @@ func ExamplePmap() {
 	if rank == 0 {
 		words = hataori.Some([]string{"alpha", "beta", "gamma", "delta"})
 	}
+	// The zero Options: root 0, FailFast, and Mode Auto, which on a rank
+	// with a domain means Outer (every worker of d runs batches) and on an
+	// MPI-only rank (d nil) Sequential.
 	upper, err := hataori.Pmap(context.Background(), world, d,
-		hataori.Options{Root: 0, BatchSize: 2, Mode: hataori.Outer}, words,
+		hataori.Options{}, words,
 		func(w string) (string, error) { return strings.ToUpper(w), nil })
 	if err != nil {
 		// The same *PmapError on every rank.
