@@ -51,14 +51,19 @@ type Options struct {
 	// local: other ranks' Stats are left alone, and it takes no part in
 	// the agreement of the options.
 	Stats *CallStats
-	// Prefetch enables bounded prefetch (off by default): each non-root
+	// Prefetch forces bounded prefetch from the first batch: each non-root
 	// rank holds at most one batch beyond the ones its slots run, received
 	// while they compute, so that a slot that finishes a batch starts the
-	// next one without waiting for a READY/TASK round trip. The root never
-	// prefetches (its slots take their batches directly). Memory: at most
-	// slots+1 batches of items and results per rank. It applies to MPI-only
-	// ranks too (their callbacks run off the coordinator), but not at
-	// MPI_THREAD_SINGLE, where the coordinator runs them itself.
+	// next one without waiting for a READY/TASK round trip. With automatic
+	// sizes (BatchSize 0) the root turns the same prefetch on by itself,
+	// per rank, once its measurements say the rank's round trip is a
+	// measurable share of its batches (more than 1/16 of a batch's
+	// compute); with a fixed BatchSize only this option turns it on. The
+	// root never prefetches (its slots take their batches directly).
+	// Memory: at most slots+1 batches of items and results per rank. It
+	// applies to MPI-only ranks too (their callbacks run off the
+	// coordinator), but not at MPI_THREAD_SINGLE, where the coordinator
+	// runs them itself.
 	Prefetch bool
 	// OnError is what a failing item does to the call: [FailFast] (the
 	// default) stops handing out work, [CollectAll] runs every item and

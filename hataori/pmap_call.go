@@ -24,8 +24,9 @@ func (c *call[T, U]) run(slots int, start func(serve func(int))) {
 // pendingReady is a first READY the root received while learning the
 // ranks' slot counts, answered once the scheduler exists.
 type pendingReady struct {
-	rank   int
-	status uint8
+	rank         int
+	status       uint8
+	prefetchSlot bool // the rank's last logical slot is its prefetch slot (readyPrefetchSlot)
 }
 
 // collectSlots receives every other rank's first READY (slot 0), which
@@ -49,7 +50,7 @@ func collectSlots(k *coll.Coll, rootSlots int) ([]int, []pendingReady) {
 			k.AbortProtocol(fmt.Sprintf("first message from rank %d: %v slot %d announcing %d slots", r, h.Kind, h.Slot, h.Count))
 		}
 		counts[r] = int(h.Count)
-		pending = append(pending, pendingReady{rank: r, status: h.Status})
+		pending = append(pending, pendingReady{rank: r, status: h.Status &^ readyPrefetchSlot, prefetchSlot: h.Status&readyPrefetchSlot != 0})
 	}
 	return counts, pending
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/hataori/hataori-go/hataori/internal/coll"
 	"github.com/hataori/hataori-go/hataori/internal/wire"
@@ -12,7 +13,9 @@ import (
 // Pmap's scheduler messages travel on the call's private communicator with
 // one tag. Payload schemas (after the wire.Header):
 //
-//	READY   empty; Status statusOK or statusCanceled
+//	READY   empty; Status statusOK or statusCanceled, in a rank's first
+//	        READY with readyPrefetchSlot set when its last logical slot is
+//	        its prefetch slot (see rootLoop.holdReady)
 //	TASK    Count raw little-endian int64 input indices, then Count items
 //	        (wire.EncodeItems); BatchID is the batch id; Status holds the
 //	        taskStats and taskSpans flags (what the root wants measured)
@@ -21,7 +24,10 @@ import (
 //	        wireFault (wire.EncodeValue), for statusPartial (CollectAll)
 //	        an 8-byte length L, L bytes of []wireFault (every failed item
 //	        of the batch, in index order), then the results of the other
-//	        items, in index order
+//	        items, in index order; every RESULT ends with a 16-byte
+//	        trailer (resultTrailer): the batch's compute time and the
+//	        TASK's queue wait on that rank, raw little-endian int64 ns
+//	        (wire version 5)
 //	STOP    8 raw bytes: the input length N (call-level error keys need it)
 //	DRAIN   the rank's statistics: raw little-endian int64s (drainStats)
 //	CANCEL  empty: from the root, the call failed (cancel the callbacks'
@@ -39,6 +45,37 @@ const (
 	statusCanceled uint8 = 3 // READY: this rank's context ended
 	statusPartial  uint8 = 4 // RESULT (CollectAll): some items failed, the others' results follow
 )
+
+// readyPrefetchSlot, in the Status byte of a rank's first READY, says
+// that its last logical slot is the prefetch slot (one beyond its executor
+// slots); the root strips it before reading the status.
+const readyPrefetchSlot uint8 = 1 << 7
+
+// resultTrailer is the size of the timing that ends every RESULT payload:
+// compute ns, then queued ns (see putTiming, resultTiming).
+const resultTrailer = 16
+
+// zeroTrailer is the trailer a RESULT is built with, filled in by putTiming.
+var zeroTrailer [resultTrailer]byte
+
+// putTiming writes compute and queued into the trailer of frame, a RESULT
+// built by resultFrame, faultFrame or partialFrame. No allocation.
+func putTiming(frame []byte, compute, queued time.Duration) {
+	p := frame[len(frame)-resultTrailer:]
+	binary.LittleEndian.PutUint64(p, uint64(compute))
+	binary.LittleEndian.PutUint64(p[8:], uint64(queued))
+}
+
+// resultTiming reads the trailer of a RESULT payload as sent (possibly
+// negative or absurd: the root clamps them); ok is false when the payload
+// is too short to hold one. No allocation.
+func resultTiming(payload []byte) (compute, queued int64, ok bool) {
+	if len(payload) < resultTrailer {
+		return 0, 0, false
+	}
+	p := payload[len(payload)-resultTrailer:]
+	return int64(binary.LittleEndian.Uint64(p)), int64(binary.LittleEndian.Uint64(p[8:])), true
+}
 
 // TASK flags, in the Status byte.
 const (
@@ -121,6 +158,7 @@ func resultFrame[U any](dst []byte, id int64, indices []int64, out []U) ([]byte,
 	}
 	buf, err := wire.EncodeItems(putIndices(frameSpace(dst, indexBytes*len(indices)), indices), out)
 	if err == nil {
+		buf = append(buf, zeroTrailer[:]...)
 		err = frameFits(wire.KindResult, buf)
 	}
 	if err != nil {
@@ -136,6 +174,7 @@ func faultFrame(id int64, status uint8, indices []int64, f wireFault) []byte {
 	if err != nil {
 		buf = rawIndices(indices)
 	}
+	buf = append(buf, zeroTrailer[:]...)
 	return sealFrame(buf, wire.Header{Kind: wire.KindResult, Status: status, BatchID: uint64(id)}, len(indices))
 }
 
@@ -154,6 +193,7 @@ func partialFrame[U any](dst []byte, id int64, indices []int64, faults []wireFau
 	}
 	binary.LittleEndian.PutUint64(buf[at:], uint64(len(buf)-at-8))
 	if buf, err = wire.EncodeItems(buf, results); err == nil {
+		buf = append(buf, zeroTrailer[:]...)
 		err = frameFits(wire.KindResult, buf)
 	}
 	if err != nil {
@@ -267,8 +307,15 @@ func putIndices(buf []byte, indices []int64) []byte {
 }
 
 // splitIndices reads the raw indices announced by h.Count from the front of
-// payload and returns them with the rest of the payload.
+// payload and returns them with the rest of the payload (for a RESULT,
+// without its timing trailer, read by resultTiming).
 func splitIndices(h wire.Header, payload []byte) ([]int64, []byte, error) {
+	if h.Kind == wire.KindResult {
+		if len(payload) < resultTrailer {
+			return nil, nil, &wire.Error{Kind: wire.ErrTruncated, Detail: fmt.Sprintf("RESULT payload of %d bytes has no %d-byte timing trailer", len(payload), resultTrailer)}
+		}
+		payload = payload[:len(payload)-resultTrailer]
+	}
 	n := uint64(h.Count)
 	if n > uint64(len(payload))/indexBytes {
 		return nil, nil, &wire.Error{Kind: wire.ErrTruncated, Detail: fmt.Sprintf("%v announces %d indices in a %d-byte payload", h.Kind, n, len(payload))}

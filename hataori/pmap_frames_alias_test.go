@@ -21,11 +21,16 @@ func within(v []float64, buf []byte) bool {
 	return p >= b && p < b+uintptr(len(buf))
 }
 
-// received copies a frame into a buffer placed as recvFrame places it and
-// returns the parsed header and payload.
+// received copies a frame into a buffer placed as its receiver places it
+// (the root receives RESULTs with RecvFrameTail, leaving their timing
+// trailer out of the placement) and returns the parsed header and payload.
 func received(t *testing.T, frame []byte) (wire.Header, []byte, []byte) {
 	t.Helper()
-	buf := coll.FrameBuffer(len(frame))
+	tail := 0
+	if wire.Kind(frame[1]) == wire.KindResult {
+		tail = resultTrailer
+	}
+	buf := coll.FrameBufferTail(len(frame), tail)
 	copy(buf, frame)
 	h, err := wire.ParseHeader(buf)
 	if err != nil {

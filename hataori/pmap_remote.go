@@ -2,6 +2,7 @@ package hataori
 
 import (
 	"cmp"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -15,8 +16,10 @@ import (
 )
 
 // remoteLoop is a non-root rank's side of one call. Towards the root the
-// rank has logical slots: one per slot of its executor, plus one with
-// bounded prefetch. Each logical slot sends READY, gets a TASK (whose
+// rank has logical slots: one per slot of its executor, plus one, the
+// prefetch slot, with bounded prefetch or automatic batch sizes (whose
+// READY the root may hold until its measurements call for prefetch: see
+// rootLoop.holdReady). Each logical slot sends READY, gets a TASK (whose
 // RESULT it sends) or STOP (the first READY, slot 0's, stands for one of
 // every logical slot); once every logical slot has stopped and every
 // RESULT is sent, the rank sends its one DRAIN. TASKs go into one queue
@@ -32,7 +35,7 @@ type remoteLoop[T, U any] struct {
 	k          *coll.Coll
 	w          *sched.Remote
 	execSlots  int            // the executor's slots
-	logical    int            // slots towards the root: execSlots, plus one with prefetch
+	logical    int            // slots towards the root: execSlots, plus the prefetch slot
 	jobs       chan remoteJob // capacity logical; closed once every logical slot stopped
 	closed     bool
 	results    chan slotResult // capacity logical: a finished slot never waits
@@ -57,14 +60,16 @@ type remoteJob struct {
 	h       wire.Header
 	id      int64
 	payload []byte
+	at      time.Time // when the coordinator queued it (zero inline)
 }
 
 // slotResult is a slot's RESULT frame, with the errors it reports (if any)
 // for the coordinator to record.
 type slotResult struct {
-	slot   int
-	frame  []byte
-	faults []remoteFault
+	slot         int
+	frame        []byte
+	faults       []remoteFault
+	start, count int // the batch's first index and items (count 0: its indices did not parse)
 }
 
 // remoteFault is a fault a remote rank's slot hands to its coordinator with
@@ -84,18 +89,22 @@ type remoteFault struct {
 // runRemote runs a non-root rank's side of a call.
 func runRemote[T, U any](c *call[T, U], slots int, start func(serve func(int))) {
 	logical := slots
-	if c.prefetch && !c.inline {
-		logical++
+	if (c.prefetch || c.batch == 0) && !c.inline {
+		logical++ // the prefetch slot
 	}
 	r := &remoteLoop[T, U]{
 		c: c, k: c.k, w: sched.NewRemote(c.k.Rank, logical), execSlots: slots, logical: logical,
 		jobs: make(chan remoteJob, logical), results: make(chan slotResult, logical),
 		free: make(chan []byte, logical), meters: make([]slotMeter, slots),
 	}
-	// With prefetch the slot that finishes finds its next TASK queued and
-	// the coordinator has a READY outstanding most of the time: the kicks
-	// gained nothing measurable there, so such calls keep the plain waits.
-	r.kicks = c.oneCPU && logical == slots
+	// With forced prefetch the slot that finishes finds its next TASK
+	// queued and the coordinator has a READY outstanding most of the time:
+	// the kicks gained nothing measurable there, so such calls keep the
+	// plain waits. The prefetch slot of automatic sizes keeps them: the
+	// root holds its READY until prefetch pays (then the TASK waits in
+	// MPI until a slot finishes and wakes the coordinator, which still
+	// saves the round trip).
+	r.kicks = c.oneCPU && !(c.prefetch && !c.inline)
 	defer r.closeJobs()
 	if c.inline {
 		start(nil)
@@ -186,11 +195,18 @@ func (r *remoteLoop[T, U]) sendFirstReady() {
 	for s := 1; s < r.logical; s++ {
 		step(r.k, r.w.SendReady(s))
 	}
-	r.sendReady(0)
+	var flags uint8
+	if r.logical > r.execSlots {
+		flags = readyPrefetchSlot
+	}
+	r.sendReadyFlags(0, flags)
 }
 
 // sendReady sends slot s's READY (marked canceled once ctx has ended).
-func (r *remoteLoop[T, U]) sendReady(s int) {
+func (r *remoteLoop[T, U]) sendReady(s int) { r.sendReadyFlags(s, 0) }
+
+// sendReadyFlags sends slot s's READY with flags in its status.
+func (r *remoteLoop[T, U]) sendReadyFlags(s int, flags uint8) {
 	if !r.ctxEnded && r.c.ctx.Err() != nil {
 		r.ctxEnded, r.cancelErr = true, ctxError(r.c.ctx)
 	}
@@ -199,7 +215,7 @@ func (r *remoteLoop[T, U]) sendReady(s int) {
 		status = statusCanceled
 	}
 	step(r.k, r.w.SendReady(s))
-	r.send(readyFrame(status, s, r.logical))
+	r.send(readyFrame(status|flags, s, r.logical))
 }
 
 // loop runs until every slot has stopped and no RESULT is outstanding.
@@ -240,9 +256,11 @@ func (r *remoteLoop[T, U]) loop() {
 		switch {
 		case !r.kicks:
 			b.Wait(r.c.spare || r.held == 0, ready, r.c.pan.wake)
-		case r.held == r.logical:
-			// Every logical slot holds a batch: only a CANCEL can
-			// arrive, so wait for a slot to finish (or busyWait).
+		case r.held >= r.execSlots:
+			// Every executor slot holds a batch: only a CANCEL, a
+			// prefetched TASK or the prefetch slot's STOP can arrive,
+			// none of them urgent while every slot computes, so wait
+			// for a slot to finish (or BusyWait).
 			debugKickWait()
 			r.resultKick.Wait(seen, coll.BusyWait)
 		default:
@@ -336,6 +354,7 @@ func (r *remoteLoop[T, U]) pollRoot() bool {
 		debugPrefetched(r.held - r.execSlots)
 		j := remoteJob{slot: s, h: h, id: id, payload: payload}
 		if !r.c.inline {
+			j.at = time.Now()
 			r.jobs <- j // never blocks: at most logical jobs are held
 			r.taskKick.SignalOne()
 			return true
@@ -376,14 +395,27 @@ func (r *remoteLoop[T, U]) runTask(s int, j remoteJob, scratch []byte) (res slot
 			ok = false
 		}
 	}()
+	t0 := time.Now()
 	res, ok = r.evalTask(s, j, scratch)
+	if ok {
+		t1 := time.Now()
+		var queued time.Duration
+		if !j.at.IsZero() {
+			queued = t0.Sub(j.at)
+		}
+		putTiming(res.frame, t1.Sub(t0), queued)
+		if res.count > 0 {
+			r.meter(s, j, res.start, res.count, t0, t1)
+		}
+	}
 	normal = true
 	return res, ok
 }
 
 // evalTask runs one TASK in three steps: decode the indices and items,
 // run the callbacks, encode the RESULT. Any failure on the way becomes a
-// failed RESULT (see fault). ok is false when a callback panicked.
+// failed RESULT (see fault). ok is false when a callback panicked. The
+// caller (runTask) times it: the RESULT's trailer and the slot's meters.
 func (r *remoteLoop[T, U]) evalTask(s int, j remoteJob, scratch []byte) (res slotResult, ok bool) {
 	res.slot = j.slot
 	indices, rest, err := splitIndices(j.h, j.payload)
@@ -391,13 +423,9 @@ func (r *remoteLoop[T, U]) evalTask(s int, j remoteJob, scratch []byte) (res slo
 		if err == nil {
 			err = &wire.Error{Kind: wire.ErrCount, Detail: "TASK without items"}
 		}
-		return r.frameFault(res, j, nil, r.firstKey(j.id), "decoding the TASK", err)
+		return r.frameFault(res, j, nil, r.firstKey(j), "decoding the TASK", err)
 	}
-	var t0 time.Time
-	if j.h.Status&(taskStats|taskSpans) != 0 {
-		t0 = time.Now()
-	}
-	defer r.meter(s, j, indices, t0)
+	res.start, res.count = int(indices[0]), len(indices)
 	items, err := wire.DecodeItemsOwned[T](rest, len(indices))
 	if err != nil {
 		return r.decodeFault(res, j, indices, err, scratch)
@@ -413,29 +441,40 @@ func (r *remoteLoop[T, U]) evalTask(s int, j remoteJob, scratch []byte) (res slo
 	return r.encodeFirst(res, j, indices, o, out, scratch)
 }
 
-// firstKey is the first index of batch id, which follows from the id:
-// batches are consecutive runs of the fixed batch size (id itself when
-// the product would overflow).
-func (r *remoteLoop[T, U]) firstKey(id int64) int64 {
-	if batch := int64(r.c.batch); batch > 0 && id <= math.MaxInt64/batch {
-		return id * batch
+// firstKey is the error key of TASK j whose indices cannot be read: its
+// batch's first index. With a fixed batch size B it follows from the id
+// (id·B; id itself when the product would overflow); automatic sizes
+// have no such rule, so it is the first raw index the TASK carries
+// (taskFrame writes the batch's Start there), or, when the payload does
+// not hold one, the id (never above the batch's first index: every batch
+// has an item).
+func (r *remoteLoop[T, U]) firstKey(j remoteJob) int64 {
+	id := j.id
+	if batch := int64(r.c.batch); batch > 0 {
+		if id <= math.MaxInt64/batch {
+			return id * batch
+		}
+		return id
+	}
+	if len(j.payload) >= indexBytes {
+		if v := binary.LittleEndian.Uint64(j.payload); v <= math.MaxInt64 {
+			return int64(v)
+		}
 	}
 	return id
 }
 
-// meter adds a finished TASK of slot s (started at t0, zero when the
-// root asked for neither stats nor spans) to the slot's meters.
-func (r *remoteLoop[T, U]) meter(s int, j remoteJob, indices []int64, t0 time.Time) {
+// meter adds a finished TASK of slot s, count items from start, run from
+// t0 to t1, to the slot's meters (only slot s writes them). The size
+// histogram allocates only for a size the slot has not run before.
+func (r *remoteLoop[T, U]) meter(s int, j remoteJob, start, count int, t0, t1 time.Time) {
 	m := &r.meters[s]
-	m.items += int64(len(indices))
+	m.items += int64(count)
 	m.batches++
-	if t0.IsZero() {
-		return
-	}
-	t1 := time.Now()
+	m.sizes.Add(count)
 	m.busy += t1.Sub(t0)
 	if j.h.Status&taskSpans != 0 {
-		m.spans = append(m.spans, BatchSpan{Rank: r.k.Rank, Slot: s, Batch: j.id, Start: int(indices[0]), Count: len(indices),
+		m.spans = append(m.spans, BatchSpan{Rank: r.k.Rank, Slot: s, Batch: j.id, Start: start, Count: count,
 			Begin: t0.Sub(r.c.t0), End: t1.Sub(r.c.t0)})
 	}
 }

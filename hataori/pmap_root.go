@@ -35,6 +35,7 @@ type rootLoop[T, U any] struct {
 
 	mu        sync.Mutex
 	due       dueTracker // when remote RESULTs are due (coordinator only)
+	sentAt    taskClock  // when each remote slot's TASK left, for its round trip (coordinator only)
 	sch       *sched.Scheduler
 	slots     int           // the root's own slots
 	stopped   int           // root slots that got STOP
@@ -46,6 +47,12 @@ type rootLoop[T, U any] struct {
 
 	taskBuf   []byte // the last TASK's memory, reused once its send has returned
 	taskFlags uint8  // what the other ranks measure (taskStats, taskSpans)
+
+	// Automatic prefetch (holdReady; coordinator only, holdable fixed).
+	holdable     bool   // automatic sizes without Options.Prefetch: prefetch slots wait for the measurements
+	prefetchSlot []bool // per rank: its last logical slot is its prefetch slot
+	held         []int  // per rank: the status of its prefetch slot's held READY, -1: none
+	nHeld        int    // READYs held
 
 	// flags holds what the coordinator polls (failing, every round) and
 	// the progress counters, on cache lines of their own.
@@ -75,7 +82,11 @@ type rootFlags struct {
 	// coordinator then cancels the callbacks' context here and, with
 	// CANCEL, on every rank that still runs a batch.
 	failing atomic.Bool
-	_       [63]byte
+	// exhausted is set (under mu, only when READYs may be held) once the
+	// scheduler says every later READY gets STOP; the coordinator then
+	// answers the READYs it holds.
+	exhausted atomic.Bool
+	_         [59]byte
 	// finished and failed count the items finished and failed (under mu), for
 	// OnProgress.
 	finished, failed atomic.Int64
@@ -90,7 +101,8 @@ type slotRun struct {
 	have    bool
 	b       sched.Batch
 	o       batchOutcome
-	stopped bool // the slot got STOP
+	t       sched.Timing // the batch's measurement (Compute)
+	stopped bool         // the slot got STOP
 }
 
 // runRoot runs the root's side of a call and returns the result table.
@@ -109,6 +121,14 @@ func runRoot[T, U any](c *call[T, U], slots []int, pending []pendingReady, start
 		timing: c.stats != nil, meters: make([]slotMeter, slots[k.Rank]),
 		sent: make([]int64, k.Size), recv: make([]int64, k.Size),
 		remote: make([]rankStats, k.Size), haveRemote: make([]bool, k.Size),
+		sentAt: newTaskClock(slots, k.Rank), holdable: c.batch == 0 && !c.prefetch,
+		prefetchSlot: make([]bool, k.Size), held: make([]int, k.Size),
+	}
+	for i := range r.held {
+		r.held[i] = -1
+	}
+	for _, p := range pending {
+		r.prefetchSlot[p.rank] = p.prefetchSlot
 	}
 	if c.oneCPU && !c.prefetch {
 		// With prefetch a remote slot's next TASK waits in its queue, so
@@ -226,10 +246,15 @@ func (r *rootLoop[T, U]) collectMissing() {
 }
 
 // noteFailed sets failing, and wakes the coordinator, the first time the
-// scheduler is seen failed (under mu).
+// scheduler is seen failed (under mu); where READYs may be held, it also
+// sets exhausted the first time every later READY gets STOP.
 func (r *rootLoop[T, U]) noteFailed() {
 	if !r.failing.Load() && r.sch.Failed() {
 		r.failing.Store(true)
+		r.pan.nudge()
+	}
+	if r.holdable && !r.exhausted.Load() && r.sch.Exhausted() {
+		r.exhausted.Store(true)
 		r.pan.nudge()
 	}
 }
@@ -282,6 +307,9 @@ func (r *rootLoop[T, U]) loop(inline bool) {
 		r.pan.check(r.k)
 		r.checkContext()
 		r.stopIfFailing()
+		if r.nHeld > 0 && r.exhausted.Load() {
+			r.releaseHeld()
+		}
 		r.progress(false)
 		select {
 		case <-r.loopEnded:
@@ -440,7 +468,7 @@ func (r *rootLoop[T, U]) pollRemote() bool {
 	if !ok {
 		return false
 	}
-	h, payload, from, err := r.k.RecvFrame(src, tagPmap)
+	h, payload, from, err := r.k.RecvFrameTail(src, tagPmap, resultTrailer) // placed for a RESULT's results
 	if from >= 0 && from < r.k.Size {
 		r.recv[from] += int64(wire.HeaderSize + len(payload))
 	}
@@ -461,8 +489,9 @@ func (r *rootLoop[T, U]) pollRemote() bool {
 		r.onReady(from, s, h.Status)
 	case wire.KindResult:
 		tracef("recv-result rank=%d slot=%d bytes=%d", from, s, len(payload))
-		r.due.resultIn(from, s, int64(time.Since(r.c.t0)))
-		r.onResult(from, s, h, payload)
+		now := int64(time.Since(r.c.t0))
+		r.due.resultIn(from, s, now)
+		r.onResult(from, s, h, payload, r.sentAt.roundTrip(from, s, now))
 	case wire.KindDrain:
 		if v, err := parseInt64s(payload); err == nil {
 			r.remote[from], r.haveRemote[from] = parseDrainStats(v, from)
@@ -511,6 +540,12 @@ func (r *rootLoop[T, U]) malformed(from, s int, we *wire.Error) {
 	case s < slots && state == sched.Running:
 		r.failRunning(from, s, KindWire, msg, we)
 	case s < slots && state == sched.Idle:
+		if r.held[from] >= 0 && s == slots-1 {
+			// A frame in place of the held READY's slot: that READY
+			// is answered now, with the STOP below.
+			r.held[from] = -1
+			r.nHeld--
+		}
 		r.mu.Lock()
 		r.sch.Fail()
 		r.noteFailed()
@@ -547,6 +582,9 @@ func (r *rootLoop[T, U]) onReady(from, s int, status uint8) {
 	default:
 		r.k.AbortProtocol(fmt.Sprintf("READY from rank %d with status %d", from, status))
 	}
+	if r.holdReady(from, s, status) {
+		return
+	}
 	for {
 		var d sched.Decision
 		var b sched.Batch
@@ -562,13 +600,63 @@ func (r *rootLoop[T, U]) onReady(from, s int, status uint8) {
 		if err == nil {
 			buf[2] = r.taskFlags                   // the header's Status byte
 			r.send(from, withSlot(buf, s), "TASK") // a blocking send: buf is free again when it returns
-			r.due.taskSent(from, s, int64(time.Since(r.c.t0)))
+			now := int64(time.Since(r.c.t0))
+			r.due.taskSent(from, s, now)
+			r.sentAt.sent(from, s, now)
 			r.taskBuf = buf
 			debugTaskSent()
 			return
 		}
 		r.taskEncodeFailed(from, s, b, err)
 	}
+}
+
+// holdReady holds the READY of (from, s), with its status, instead of
+// answering it, when s is from's prefetch slot, sizes are automatic
+// without Options.Prefetch, and the scheduler neither says that from's
+// round trip is worth overlapping (Prefetch) nor that every later READY
+// gets STOP (Exhausted). The READY is answered (releaseHeld) once either
+// turns true: Prefetch after one of from's timed completions (onResult),
+// Exhausted whenever a transition makes it so (noteFailed sets
+// exhausted, which the coordinator checks every round). The scheduler
+// sees the slot Idle meanwhile: it answers the READY when it gets it.
+// Coordinator only.
+func (r *rootLoop[T, U]) holdReady(from, s int, status uint8) bool {
+	if !r.holdable || !r.prefetchSlot[from] || s != r.sch.SlotCount(from)-1 {
+		return false
+	}
+	r.mu.Lock()
+	hold := !r.sch.Prefetch(from) && !r.sch.Exhausted()
+	r.mu.Unlock()
+	if hold {
+		r.held[from] = int(status)
+		r.nHeld++
+		tracef("hold-ready rank=%d slot=%d", from, s)
+	}
+	return hold
+}
+
+// releaseHeld answers every held READY whose rank's prefetch now pays or
+// whose answer is STOP (Exhausted). Coordinator only.
+func (r *rootLoop[T, U]) releaseHeld() {
+	for rank, st := range r.held {
+		if st >= 0 {
+			r.release(rank)
+		}
+	}
+}
+
+// release answers the held READY of rank's prefetch slot if it no longer
+// needs holding (holdReady's test, again: Prefetch and Exhausted are
+// sticky, so an answer is never withdrawn).
+func (r *rootLoop[T, U]) release(rank int) {
+	st := r.held[rank]
+	if st < 0 {
+		return
+	}
+	r.held[rank] = -1
+	r.nHeld--
+	r.onReady(rank, r.sch.SlotCount(rank)-1, uint8(st))
 }
 
 // taskEncodeFailed completes batch b, assigned to (from, s), whose items
@@ -625,8 +713,11 @@ func (r *rootLoop[T, U]) send(to int, buf []byte, what string) {
 // payload is the frame recvFrame received for this message alone, so bulk
 // results alias it instead of being copied out (wire.DecodeItemsOwned).
 // Decoding runs outside the lock: the batch's window of the table belongs
-// to it alone.
-func (r *rootLoop[T, U]) onResult(from, s int, h wire.Header, payload []byte) {
+// to it alone. rt is the TASK→RESULT time (ns, -1: unknown); with the
+// RESULT's timing trailer, clamped (clampTiming), the completion is a
+// timed one (OnResultTimed), and a held READY of from's prefetch slot is
+// answered once the scheduler says prefetch pays.
+func (r *rootLoop[T, U]) onResult(from, s int, h wire.Header, payload []byte, rt int64) {
 	r.mu.Lock()
 	pinned, _ := r.sch.RunningBatch(from, s)
 	r.mu.Unlock()
@@ -674,9 +765,35 @@ func (r *rootLoop[T, U]) onResult(from, s int, h wire.Header, payload []byte) {
 		nfailed += len(faults)
 	}
 	r.failed.Add(int64(nfailed))
-	r.locked(func() error { return r.sch.OnResult(from, s, id, indices, ok) })
+	compute, queued, timed := resultTiming(payload)
+	timed = timed && rt >= 0
+	release := false
+	r.locked(func() error {
+		var err error
+		if timed {
+			err = r.sch.OnResultTimed(from, s, id, indices, ok, clampTiming(rt, compute, queued))
+		} else {
+			err = r.sch.OnResult(from, s, id, indices, ok)
+		}
+		release = r.held[from] >= 0 && (r.sch.Prefetch(from) || r.sch.Exhausted())
+		return err
+	})
 	r.finished.Add(int64(len(indices)))
 	debugResultReceived()
+	if release {
+		r.release(from)
+	}
+}
+
+// clampTiming is the Timing of a RESULT that took rt ns from its TASK's
+// send, whose trailer says compute and queued (the remote rank's clock,
+// possibly garbage): each is clamped into what the round trip leaves
+// (0 ≤ compute ≤ rt, 0 ≤ queued ≤ rt − compute), so the scheduler never
+// sees a negative or absurd duration.
+func clampTiming(rt, compute, queued int64) sched.Timing {
+	compute = min(max(compute, 0), rt)
+	queued = min(max(queued, 0), rt-compute)
+	return sched.Timing{Compute: time.Duration(compute), RoundTrip: time.Duration(rt), Queued: time.Duration(queued)}
 }
 
 // decodeResults decodes the results of batch pinned, whose items faults
@@ -743,6 +860,46 @@ func (r *rootLoop[T, U]) failRunning(from, s int, kind ErrorKind, msg string, er
 	})
 	r.finished.Add(int64(b.Count))
 	r.addCallLocked(int64(b.Start), sched.ClassWire, kind, msg, err)
+}
+
+// taskClock keeps, per remote logical slot, when its outstanding TASK left
+// (ns since the call's start, -1: none), for the round trip of its RESULT
+// (sched.Timing.RoundTrip). Coordinator only; a fixed table, so no
+// allocation per message.
+type taskClock struct {
+	first []int   // per rank, the index of its slot 0 in at
+	at    []int64 // per remote slot
+}
+
+func newTaskClock(slots []int, root int) taskClock {
+	c := taskClock{first: make([]int, len(slots))}
+	n := 0
+	for r, s := range slots {
+		c.first[r] = n
+		if r != root {
+			n += s
+		}
+	}
+	c.at = make([]int64, n)
+	for i := range c.at {
+		c.at[i] = -1
+	}
+	return c
+}
+
+// sent records that (rank, slot)'s TASK left at now.
+func (c *taskClock) sent(rank, slot int, now int64) { c.at[c.first[rank]+slot] = now }
+
+// roundTrip returns the time from (rank, slot)'s TASK to now, its RESULT's
+// arrival (-1 with no TASK outstanding), and forgets the TASK.
+func (c *taskClock) roundTrip(rank, slot int, now int64) int64 {
+	i := c.first[rank] + slot
+	t := c.at[i]
+	if t < 0 {
+		return -1
+	}
+	c.at[i] = -1
+	return max(now-t, 0)
 }
 
 // dueTracker times the root coordinator's polls on a rank whose every CPU

@@ -40,19 +40,17 @@ func (r *rootLoop[T, U]) runInline() bool {
 func (r *rootLoop[T, U]) runBatch(s int, run *slotRun) bool {
 	b := run.b
 	tracef("root-batch-start slot=%d batch=%d", s, b.ID)
-	var t0 time.Duration
-	if r.spans {
-		t0 = time.Since(r.c.t0)
-	}
 	r.computing.Add(1)
+	t0 := time.Now()
 	o, ok := evalBatch(r.c.cctx, r.c.f, s, r.items[b.Start:b.End()], r.out[b.Start:b.End()], r.c.stopOnError, r.pan)
+	t1 := time.Now()
 	r.computing.Add(-1)
 	if r.spans {
 		m := &r.meters[s]
-		m.spans = append(m.spans, BatchSpan{Rank: r.k.Rank, Slot: s, Batch: b.ID, Start: b.Start, Count: b.Count, Begin: t0, End: time.Since(r.c.t0)})
+		m.spans = append(m.spans, BatchSpan{Rank: r.k.Rank, Slot: s, Batch: b.ID, Start: b.Start, Count: b.Count, Begin: t0.Sub(r.c.t0), End: t1.Sub(r.c.t0)})
 	}
 	tracef("root-batch-done slot=%d batch=%d", s, b.ID)
-	run.o = o
+	run.o, run.t = o, sched.Timing{Compute: t1.Sub(t0)}
 	return ok
 }
 
@@ -68,7 +66,7 @@ func (r *rootLoop[T, U]) next(s int, run *slotRun) bool {
 	if run.have {
 		run.have = false
 		ok := r.recordRoot(run.b, &run.o)
-		if err := r.sch.CompleteRoot(s, ok); err != nil {
+		if err := r.sch.CompleteRootTimed(s, ok, run.t); err != nil {
 			r.setFatal(err)
 			return false
 		}
@@ -80,6 +78,7 @@ func (r *rootLoop[T, U]) next(s int, run *slotRun) bool {
 		r.setFatal(err)
 		return false
 	}
+	r.noteFailed() // the dispatch may have exhausted the input (held READYs)
 	if d == sched.Stop {
 		run.stopped = true
 		if r.timing {

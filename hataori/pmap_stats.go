@@ -40,6 +40,11 @@ type CallStats struct {
 	// Items[r][s] and Batches[r][s] are the items and batches slot s of
 	// rank r ran.
 	Items, Batches [][]int64
+	// Sizes[r][s] summarises the sizes of the batches slot s of rank r
+	// ran (rows and columns as for Items): with automatic batch sizes
+	// (BatchSize 0) they show what the policy chose; a fixed size B gives
+	// Min = Median = Max = B, except for a shorter last batch.
+	Sizes [][]BatchSizes
 	// Busy[r][s] and Idle[r][s] split rank r's call time between the time
 	// slot s spent on batches and the rest.
 	Busy, Idle [][]time.Duration
@@ -48,6 +53,20 @@ type CallStats struct {
 	SentBytes, RecvBytes []int64
 	// Spans lists every batch (with RecordSpans), by rank, slot and time.
 	Spans []BatchSpan
+}
+
+// BatchSizes summarises the sizes of a slot's batches: how many batches
+// it ran and their smallest, median (the lower one of an even count, so
+// always a size that was given) and largest item counts; all zero when it
+// ran none.
+type BatchSizes struct {
+	Batches          int64
+	Min, Median, Max int
+}
+
+// batchSizes converts the scheduler's summary.
+func batchSizes(z sched.Sizes) BatchSizes {
+	return BatchSizes{Batches: z.Batches, Min: z.Min, Median: z.Median, Max: z.Max}
 }
 
 // BatchSpan is one batch as a slot ran it. Begin and End count from the
@@ -78,25 +97,31 @@ const DefaultProgressEvery = 100 * time.Millisecond
 // slotMeter is one slot's record of a call, written by that slot alone.
 type slotMeter struct {
 	items, batches int64
-	begin, end     time.Duration // the root: first batch to STOP
+	sizes          sched.SizeHist // the sizes of the batches (a remote slot's; the root's come from its scheduler)
+	begin, end     time.Duration  // the root: first batch to STOP
 	busy           time.Duration
 	spans          []BatchSpan
 }
 
 // The DRAIN payload: raw int64s, drainVersion, the rank's wall time (ns),
-// its slot count S, S × (items, batches, busy ns), the span count, and 6
-// int64s per span (slot, batch id, start, count, begin ns, end ns).
-const drainVersion = 1
+// its slot count S, S × (items, batches, busy ns, smallest, median and
+// largest batch size), the span count, and 6 int64s per span (slot, batch
+// id, start, count, begin ns, end ns).
+const (
+	drainVersion = 2
+	drainPerSlot = 6
+)
 
 func drainStats(wall time.Duration, meters []slotMeter) []int64 {
 	n := 0
 	for i := range meters {
 		n += len(meters[i].spans)
 	}
-	out := make([]int64, 0, 4+3*len(meters)+6*n)
+	out := make([]int64, 0, 4+drainPerSlot*len(meters)+6*n)
 	out = append(out, drainVersion, int64(wall), int64(len(meters)))
 	for _, m := range meters {
-		out = append(out, m.items, m.batches, int64(m.busy))
+		z := m.sizes.Summary()
+		out = append(out, m.items, m.batches, int64(m.busy), int64(z.Min), int64(z.Median), int64(z.Max))
 	}
 	out = append(out, int64(n))
 	for _, m := range meters {
@@ -111,6 +136,7 @@ func drainStats(wall time.Duration, meters []slotMeter) []int64 {
 type rankStats struct {
 	wall   time.Duration
 	meters []slotMeter
+	sizes  []BatchSizes // per slot
 }
 
 // parseDrainStats reads a DRAIN payload; ok is false for an empty or
@@ -119,14 +145,15 @@ func parseDrainStats(v []int64, rank int) (rankStats, bool) {
 	if len(v) < 4 || v[0] != drainVersion || v[2] < 1 || v[2] > int64(len(v)) {
 		return rankStats{}, false
 	}
-	st := rankStats{wall: time.Duration(v[1]), meters: make([]slotMeter, v[2])}
+	st := rankStats{wall: time.Duration(v[1]), meters: make([]slotMeter, v[2]), sizes: make([]BatchSizes, v[2])}
 	p := v[3:]
-	if int64(len(p)) < 3*v[2]+1 {
+	if int64(len(p)) < drainPerSlot*v[2]+1 {
 		return rankStats{}, false
 	}
 	for s := range st.meters {
 		st.meters[s] = slotMeter{items: p[0], batches: p[1], busy: time.Duration(p[2])}
-		p = p[3:]
+		st.sizes[s] = BatchSizes{Batches: p[1], Min: int(p[3]), Median: int(p[4]), Max: int(p[5])}
+		p = p[drainPerSlot:]
 	}
 	ns := p[0]
 	p = p[1:]
@@ -151,7 +178,7 @@ func parseDrainStats(v []int64, rank int) (rankStats, bool) {
 // saw, with no times).
 func buildStats(root int, wall time.Duration, rootMeters []slotMeter, sch sched.Stats, remote []rankStats, have []bool, sent, recv []int64, spans bool) CallStats {
 	n := len(sch.Items)
-	cs := CallStats{RecordSpans: spans, Wall: wall, Items: make([][]int64, n), Batches: make([][]int64, n),
+	cs := CallStats{RecordSpans: spans, Wall: wall, Items: make([][]int64, n), Batches: make([][]int64, n), Sizes: make([][]BatchSizes, n),
 		Busy: make([][]time.Duration, n), Idle: make([][]time.Duration, n),
 		SentBytes: append([]int64(nil), sent...), RecvBytes: append([]int64(nil), recv...)}
 	row := func(r int, w time.Duration, ms []slotMeter) {
@@ -162,10 +189,17 @@ func buildStats(root int, wall time.Duration, rootMeters []slotMeter, sch sched.
 			cs.Spans = append(cs.Spans, m.spans...)
 		}
 	}
+	schedSizes := func(r int) []BatchSizes {
+		out := make([]BatchSizes, len(sch.Sizes[r]))
+		for s, z := range sch.Sizes[r] {
+			out[s] = batchSizes(z)
+		}
+		return out
+	}
 	for r := range n {
 		switch {
 		case r == root:
-			cs.Items[r], cs.Batches[r] = sch.Items[r], sch.Batches[r]
+			cs.Items[r], cs.Batches[r], cs.Sizes[r] = sch.Items[r], sch.Batches[r], schedSizes(r)
 			row(r, wall, rootMeters)
 		case have[r]:
 			ms := remote[r].meters
@@ -173,9 +207,10 @@ func buildStats(root int, wall time.Duration, rootMeters []slotMeter, sch sched.
 			for s, m := range ms {
 				cs.Items[r][s], cs.Batches[r][s] = m.items, m.batches
 			}
+			cs.Sizes[r] = remote[r].sizes
 			row(r, remote[r].wall, ms)
 		default:
-			cs.Items[r], cs.Batches[r] = sch.Items[r], sch.Batches[r]
+			cs.Items[r], cs.Batches[r], cs.Sizes[r] = sch.Items[r], sch.Batches[r], schedSizes(r)
 			cs.Busy[r], cs.Idle[r] = make([]time.Duration, len(sch.Items[r])), make([]time.Duration, len(sch.Items[r]))
 		}
 	}

@@ -39,6 +39,14 @@ func (k *Coll) SendFrame(dest, tag int, buf []byte) error {
 // lowers it) is still received, to release its sender, and reported as
 // wire.ErrLength.
 func (k *Coll) RecvFrame(src, tag int) (wire.Header, []byte, int, error) {
+	return k.RecvFrameTail(src, tag, 0)
+}
+
+// RecvFrameTail is RecvFrame for frames whose payload may end with tail
+// bytes after its items (a Pmap RESULT's timing trailer): the buffer is
+// placed by FrameBufferTail, so a bulk value is aligned as in a frame
+// without them.
+func (k *Coll) RecvFrameTail(src, tag, tail int) (wire.Header, []byte, int, error) {
 	st, err := mpi.Probe(k.Comm, src, tag)
 	if err != nil {
 		return wire.Header{}, nil, -1, err
@@ -46,7 +54,7 @@ func (k *Coll) RecvFrame(src, tag int) (wire.Header, []byte, int, error) {
 	if st.Count < 0 {
 		return wire.Header{}, nil, st.Source, fmt.Errorf("MPI_Get_count reported %d bytes", st.Count)
 	}
-	buf := FrameBuffer(st.Count)
+	buf := FrameBufferTail(st.Count, tail)
 	rs, err := mpi.Recv(k.Comm, buf, st.Source, st.Tag)
 	if err != nil {
 		return wire.Header{}, nil, st.Source, err
@@ -90,9 +98,14 @@ const IndexBytes = 8
 // more items the bin header's size is a guess from the payload size, right
 // whenever the first value's data exceeds 64 KiB; otherwise the value may
 // be copied, which is correct too, and cheap at that size.
-func FrameBuffer(n int) []byte {
+func FrameBuffer(n int) []byte { return FrameBufferTail(n, 0) }
+
+// FrameBufferTail is FrameBuffer for a frame whose payload ends with tail
+// bytes that follow its items (a Pmap RESULT's timing trailer): they are
+// left out of the guess of the first value's size.
+func FrameBufferTail(n, tail int) []byte {
 	const off = wire.HeaderSize + IndexBytes
-	pad := wire.AlignPad(off, n-off)
+	pad := wire.AlignPad(off, n-off-tail)
 	return make([]byte, pad+n)[pad:]
 }
 
