@@ -671,7 +671,9 @@ func TestPmapProgressHook(t *testing.T) {
 // TestPmapCallStats checks Options.Stats on the root: items and batches
 // per rank and slot that add up, busy and idle times that add up to each
 // rank's call and cover the callbacks' work, bytes each way for every rank
-// that ran a batch, and with RecordSpans one span per batch.
+// that ran a batch, with RecordSpans one span per batch, and batch size
+// summaries per slot: exactly the fixed size B (n is a multiple of it),
+// and for automatic sizes (batch 0) ones that add up.
 func TestPmapCallStats(t *testing.T) {
 	if !mpitest.Child() {
 		pmapJob(t, "TestPmapCallStats")
@@ -682,7 +684,7 @@ func TestPmapCallStats(t *testing.T) {
 	const work = 3 * time.Millisecond
 	for _, m := range e.modes() {
 		for _, prefetch := range []bool{false, true} {
-			for _, batch := range []int{1, 4} {
+			for _, batch := range []int{0, 1, 4} {
 				what := fmt.Sprintf("%s prefetch=%v batch=%d", m.name, prefetch, batch)
 				st := CallStats{RecordSpans: batch == 4}
 				_, err := Pmap(context.Background(), e.world, m.d, Options{Mode: m.mode, BatchSize: batch, Prefetch: prefetch, Stats: &st}, e.items(n), func(x int) (int, error) {
@@ -717,8 +719,22 @@ func TestPmapCallStats(t *testing.T) {
 							t.Errorf("%s: root slot %d: busy %v + idle %v != wall %v", what, s, st.Busy[r][s], st.Idle[r][s], st.Wall)
 						}
 					}
-					if len(st.Busy[r]) != len(st.Items[r]) {
-						t.Errorf("%s: rank %d: %d busy slots, %d item slots", what, r, len(st.Busy[r]), len(st.Items[r]))
+					if len(st.Busy[r]) != len(st.Items[r]) || len(st.Sizes[r]) != len(st.Items[r]) {
+						t.Errorf("%s: rank %d: %d busy slots, %d size slots, %d item slots", what, r, len(st.Busy[r]), len(st.Sizes[r]), len(st.Items[r]))
+						continue
+					}
+					for s, z := range st.Sizes[r] {
+						b := st.Batches[r][s]
+						switch {
+						case z.Batches != b:
+							t.Errorf("%s: rank %d slot %d: sizes of %d batches, ran %d", what, r, s, z.Batches, b)
+						case b == 0 && z != BatchSizes{}:
+							t.Errorf("%s: rank %d slot %d: sizes %+v without a batch", what, r, s, z)
+						case b > 0 && batch > 0 && (z.Min != batch || z.Median != batch || z.Max != batch):
+							t.Errorf("%s: rank %d slot %d: sizes %+v, want every batch of %d", what, r, s, z, batch)
+						case b > 0 && (z.Min < 1 || z.Min > z.Median || z.Median > z.Max || int64(z.Min)*b > st.Items[r][s] || int64(z.Max)+(b-1) > st.Items[r][s]):
+							t.Errorf("%s: rank %d slot %d: sizes %+v for %d items in %d batches", what, r, s, z, st.Items[r][s], b)
+						}
 					}
 					if r == 0 && (st.SentBytes[0] != 0 || st.RecvBytes[0] != 0) {
 						t.Errorf("%s: the root counted %d/%d bytes to itself", what, st.SentBytes[0], st.RecvBytes[0])
@@ -730,7 +746,10 @@ func TestPmapCallStats(t *testing.T) {
 						t.Errorf("%s: rank %d ran %d items but got %d bytes", what, r, ran, st.SentBytes[r])
 					}
 				}
-				if want := int64((n + batch - 1) / batch); items != n || batches != want {
+				if batch == 0 && (items != n || batches < 1 || batches > n) {
+					t.Errorf("%s: %d items in %d batches, want %d", what, items, batches, n)
+				}
+				if want := int64((n + max(batch, 1) - 1) / max(batch, 1)); batch > 0 && (items != n || batches != want) {
 					t.Errorf("%s: %d items in %d batches, want %d in %d", what, items, batches, n, want)
 				}
 				// Inner and Sequential slots run one item at a time; the

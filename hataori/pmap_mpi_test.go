@@ -68,7 +68,12 @@ func TestPmapMPI(t *testing.T) {
 							t.Errorf("%s: rank %d saw %d DRAIN", what, r, st.Drains[r])
 						}
 					}
-					if wantBatches := (n + max(batch, 1) - 1) / max(batch, 1); st.Assigned != int64(wantBatches) {
+					// Batch 0 is automatic (it meant 1 before): between one
+					// batch and one per item.
+					if batch == 0 && (st.Assigned > int64(n) || (n > 0) != (st.Assigned > 0)) {
+						t.Errorf("%s: %d automatic batches assigned for %d items", what, st.Assigned, n)
+					}
+					if wantBatches := (n + max(batch, 1) - 1) / max(batch, 1); batch > 0 && st.Assigned != int64(wantBatches) {
 						t.Errorf("%s: %d batches assigned, want %d", what, st.Assigned, wantBatches)
 					}
 				}

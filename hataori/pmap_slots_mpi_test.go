@@ -81,7 +81,9 @@ func TestPmapSlotsAtOnce(t *testing.T) {
 	if e.rank == 0 {
 		remoteFed = func() bool { return debugTasks.Load()-base >= int64((e.size-1)*e.dom.Workers()) }
 	}
-	out, err := Pmap(context.Background(), e.world, e.dom, Options{Mode: Outer}, e.items(n), func(x int) (int, error) {
+	// BatchSize 1: the assertion counts the logical slots the root sees,
+	// and automatic sizes add a prefetch slot to every remote rank.
+	out, err := Pmap(context.Background(), e.world, e.dom, Options{BatchSize: 1, Mode: Outer}, e.items(n), func(x int) (int, error) {
 		err := w.run(remoteFed)
 		time.Sleep(20 * time.Millisecond)
 		return 2 * x, err
