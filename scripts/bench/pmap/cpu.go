@@ -297,8 +297,8 @@ func cpuBound(e *env) error {
 				cpus = append(cpus, fmt.Sprintf("r%d %.2f/%.2f", r, float64(used)/float64(wall), float64(useful)/float64(max(used, 1))))
 				c.useful[r] = append(c.useful[r], float64(useful)/float64(max(used, 1)))
 			}
-			e.printf("  round %d %-8s serial before/after %s µs/item; ideal %6.1f ms on %d cores; Pmap %6.1f ms: efficiency %.3f (by CPU cost %.3f); items %s; slots busy %s; CPU/wall, useful/CPU %s\n",
-				round, c.name, strings.Join(per, " "), ms(ideal), c.cores, ms(wall), eff, effCPU, slotsOf(st.Items), strings.Join(busy, " "), strings.Join(cpus, " "))
+			e.printf("  round %d %-8s serial before/after %s µs/item; ideal %6.1f ms on %d cores; Pmap %6.1f ms: efficiency %.3f (by CPU cost %.3f); items %s; batch sizes %s; slots busy %s; CPU/wall, useful/CPU %s\n",
+				round, c.name, strings.Join(per, " "), ms(ideal), c.cores, ms(wall), eff, effCPU, slotsOf(st.Items), sizesOf(st.Sizes), strings.Join(busy, " "), strings.Join(cpus, " "))
 			for r, l := range threadLines {
 				e.printf("      rank %d threads during the call: %s\n", r, l)
 			}

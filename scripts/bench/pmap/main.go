@@ -225,6 +225,26 @@ func slotsOf(t [][]int64) string {
 	return b.String()
 }
 
+// sizesOf prints CallStats.Sizes: per rank, per slot, the batches'
+// smallest/median/largest item count and their number.
+func sizesOf(t [][]hataori.BatchSizes) string {
+	var b strings.Builder
+	for r, row := range t {
+		if r > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "r%d[", r)
+		for s, z := range row {
+			if s > 0 {
+				b.WriteByte(' ')
+			}
+			fmt.Fprintf(&b, "%d/%d/%d×%d", z.Min, z.Median, z.Max, z.Batches)
+		}
+		b.WriteByte(']')
+	}
+	return b.String()
+}
+
 // totalSlots is the number of slots of a call (every rank's).
 func totalSlots(st hataori.CallStats) int {
 	n := 0
