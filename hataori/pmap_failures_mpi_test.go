@@ -208,7 +208,7 @@ func TestPmapPreflightCauses(t *testing.T) {
 			_, err := Pmap(ctx, e.world, nil, Options{}, None[[]int](), id)
 			return err
 		}},
-		{"mpi-only outer", false, ErrInvalidMode, 0, []string{"needs mode Sequential"}, func() error {
+		{"mpi-only outer", false, ErrInvalidMode, 0, []string{"needs mode Auto or Sequential"}, func() error {
 			_, err := Pmap(ctx, e.world, nil, Options{Mode: Outer}, e.items(4), id)
 			return err
 		}},
