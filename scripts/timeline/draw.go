@@ -75,13 +75,17 @@ func drawTimeline(rec *record, file string) error {
 				label += fmt.Sprintf(" (%.0f%% busy)", 100*float64(rec.Busy[r][s])/float64(max(rec.Wall, 1)))
 				busy += rec.Busy[r][s]
 			}
+			if r < len(rec.Sizes) && s < len(rec.Sizes[r]) && rec.Sizes[r][s].Batches > 0 {
+				z := rec.Sizes[r][s]
+				label += fmt.Sprintf("\nbatches of %d/%d/%d", z.Min, z.Median, z.Max)
+			}
 			total += rec.Wall
 			names[row] = label
 			row--
 		}
 	}
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s\nwall %v, slots busy %.0f%% of the time; one bar per batch, labelled with its items",
+	p.Title.Text = fmt.Sprintf("%s\nwall %v, slots busy %.0f%% of the time; one bar per batch, labelled with its items; per slot the batch sizes smallest/median/largest",
 		rec.Title, rec.Wall.Round(time.Millisecond), 100*float64(busy)/float64(max(total, 1)))
 	p.Title.TextStyle.Font.Size = 10
 	p.X.Label.Text = "time since the call started (ms)"

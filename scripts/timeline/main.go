@@ -39,6 +39,8 @@ type record struct {
 	Wall  time.Duration       `json:"wall_ns"`
 	Busy  [][]time.Duration   `json:"busy_ns"`
 	Spans []hataori.BatchSpan `json:"spans"`
+	// Sizes[r][s] summarises the batch sizes rank r's slot s got.
+	Sizes [][]hataori.BatchSizes `json:"sizes,omitempty"`
 }
 
 // sweep is the run's configuration.
@@ -56,7 +58,7 @@ func main() {
 	var sw sweep
 	flag.IntVar(&sw.items, "items", 64, "items of the skewed sweep")
 	flag.DurationVar(&sw.total, "total", 2*time.Second, "the items' sleeps in all")
-	flag.IntVar(&sw.batch, "batch", 1, "batch size")
+	flag.IntVar(&sw.batch, "batch", 0, "batch size (0: automatic, the default of Options)")
 	flag.StringVar(&sw.mode, "mode", "hybrid", "hybrid (NewLocalDomain, Outer) or mpi-only")
 	flag.Parse()
 

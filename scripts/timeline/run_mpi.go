@@ -81,13 +81,17 @@ func run(sw sweep) (*record, error) {
 	if rank != 0 {
 		return nil, nil
 	}
-	rec := &record{Wall: st.Wall, Busy: st.Busy, Spans: st.Spans}
+	rec := &record{Wall: st.Wall, Busy: st.Busy, Spans: st.Spans, Sizes: st.Sizes}
 	slots := 0
 	for _, row := range st.Items {
 		rec.Slots = append(rec.Slots, len(row))
 		slots += len(row)
 	}
-	rec.Title = fmt.Sprintf("Pmap (%s, batch %d): %d heavy-tailed items (%v in all) on %d ranks, %d slots",
-		sw.mode, sw.batch, len(ds), sw.total, size, slots)
+	batch := "automatic batches"
+	if sw.batch > 0 {
+		batch = fmt.Sprintf("batch %d", sw.batch)
+	}
+	rec.Title = fmt.Sprintf("Pmap (%s, %s): %d heavy-tailed items (%v in all) on %d ranks, %d slots",
+		sw.mode, batch, len(ds), sw.total, size, slots)
 	return rec, nil
 }
