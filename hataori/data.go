@@ -32,7 +32,7 @@ func (op dataOp) String() string {
 }
 
 // dataWord marks the preflight word of a data collective (bit 62, which
-// Pmap's 58-bit packed options never set), so that ranks calling Pmap and
+// Pmap's 59-bit packed options never set), so that ranks calling Pmap and
 // ranks calling a data collective never look alike.
 const dataWord = int64(1) << 62
 
