@@ -55,7 +55,7 @@ func run(mpi bool) error {
 		items[i] = i + 1
 	}
 	if !mpi {
-		out, err := hataori.MapIn(ctx, d, hataori.Outer, items, square)
+		out, err := hataori.MapIn(ctx, d, hataori.Auto, items, square) // Auto: every worker of d
 		if err == nil {
 			fmt.Printf("sum of squares of 1..%d: %d (no MPI: %d workers)\n", len(items), sum(out), d.Workers())
 		}
@@ -74,7 +74,7 @@ func run(mpi bool) error {
 		rootItems = hataori.Some(items)
 	}
 	var stats hataori.CallStats // filled on the root only
-	opts := hataori.Options{Root: 0, Mode: hataori.Outer, Stats: &stats}
+	opts := hataori.Options{Stats: &stats} // root 0, every worker of d, automatic batch sizes
 	out, err := hataori.Pmap(ctx, world, d, opts, rootItems, square)
 	if err != nil {
 		return err // the same *hataori.PmapError on every rank
