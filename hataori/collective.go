@@ -24,15 +24,25 @@ const (
 	// code running on the calling goroutine during one (for example a
 	// custom msgpack encoder or decoder) panicked or called
 	// runtime.Goexit.
-	ExitPanic = coll.ExitPanic
+	ExitPanic = 70
 	// ExitTransport: an MPI call failed inside a collective call, so the
 	// ranks can no longer agree on an outcome.
-	ExitTransport = coll.ExitTransport
+	ExitTransport = 71
 	// ExitProtocol: an internal protocol invariant or error key failed.
-	ExitProtocol = coll.ExitProtocol
+	ExitProtocol = 72
 	// ExitTimeout: some rank did not enter a collective call within the
 	// entry bound (see SetEntryTimeout).
-	ExitTimeout = coll.ExitTimeout
+	ExitTimeout = 73
+)
+
+// The exit codes are the collective layer's (written out above so that go
+// doc shows their values); a mismatch does not compile.
+// TestEntryTimeoutEnvIsColls checks EntryTimeoutEnv the same way.
+var (
+	_ = [1]struct{}{}[ExitPanic-coll.ExitPanic]
+	_ = [1]struct{}{}[ExitTransport-coll.ExitTransport]
+	_ = [1]struct{}{}[ExitProtocol-coll.ExitProtocol]
+	_ = [1]struct{}{}[ExitTimeout-coll.ExitTimeout]
 )
 
 // Preflight failure codes shared by Pmap and the data collectives.
@@ -162,7 +172,7 @@ const DefaultEntryTimeout = 10 * time.Minute
 // not been called: a Go duration ("90s", "20m"), or "0" or "off" for no
 // bound. A value that does not parse is reported once on stderr and the
 // default is used.
-const EntryTimeoutEnv = coll.EntryTimeoutEnv
+const EntryTimeoutEnv = "HATAORI_ENTRY_TIMEOUT"
 
 // entryTimeout holds the bound set by SetEntryTimeout (ns; -1: not set, so
 // the environment or the default decides).

@@ -57,3 +57,11 @@ func TestSetEntryTimeout(t *testing.T) {
 	}
 	coll.Entered()
 }
+
+// TestEntryTimeoutEnvIsColls: the variable go doc names is the one the
+// collective layer reads.
+func TestEntryTimeoutEnvIsColls(t *testing.T) {
+	if EntryTimeoutEnv != coll.EntryTimeoutEnv {
+		t.Fatalf("EntryTimeoutEnv = %q, the collective layer reads %q", EntryTimeoutEnv, coll.EntryTimeoutEnv)
+	}
+}
