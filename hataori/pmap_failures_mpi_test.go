@@ -180,7 +180,7 @@ func TestPmapPreflightCauses(t *testing.T) {
 			_, err := Pmap(ctx, e.world, d, Options{}, e.items(4), id)
 			return err
 		}},
-		{"batch size differs", e.size == 1, ErrOptionsDiffer, last, []string{fmt.Sprintf("rank %d: options differ from rank 0's: batch size 7 here, 1 on rank 0", last)}, func() error {
+		{"batch size differs", e.size == 1, ErrOptionsDiffer, last, []string{fmt.Sprintf("rank %d: options differ from rank 0's: batch size 7 here, automatic on rank 0", last)}, func() error {
 			opts := Options{}
 			if e.rank == last && last > 0 {
 				opts.BatchSize = 7

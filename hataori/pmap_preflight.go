@@ -190,7 +190,13 @@ func optionsDiff(here, r0 packedOptions) string {
 		}
 	}
 	add("root", num(here.root, packRootBits), num(r0.root, packRootBits))
-	add("batch size", num(here.batch, packBatchBits), num(r0.batch, packBatchBits))
+	batch := func(code int64) string {
+		if code == 1 { // 0: automatic sizes
+			return "automatic"
+		}
+		return num(code, packBatchBits)
+	}
+	add("batch size", batch(here.batch), batch(r0.batch))
 	add("mode", mode(here.mode), mode(r0.mode))
 	add("prefetch", fmt.Sprint(here.prefetch == 1), fmt.Sprint(r0.prefetch == 1))
 	add("error policy", policy(here.policy), policy(r0.policy))
