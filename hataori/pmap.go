@@ -208,12 +208,13 @@ type call[T, U any] struct {
 	items       []T // the root's input
 	f           itemFunc[T, U]
 	batch       int
-	stopOnError bool // FailFast: a batch stops after its first failing item
-	collect     bool // CollectAll
-	inline      bool // the coordinator runs the callbacks (MPI_THREAD_SINGLE)
-	prefetch    bool // a remote rank holds one batch beyond its running ones
-	spare       bool // the rank may use more CPUs than its computing goroutines
-	oneCPU      bool // the rank may use one CPU only (its slots share it with the coordinator)
+	stopOnError bool       // FailFast: a batch stops after its first failing item
+	low         *failIndex // FailFast: the lowest failing index this rank knows (see stopRule)
+	collect     bool       // CollectAll
+	inline      bool       // the coordinator runs the callbacks (MPI_THREAD_SINGLE)
+	prefetch    bool       // a remote rank holds one batch beyond its running ones
+	spare       bool       // the rank may use more CPUs than its computing goroutines
+	oneCPU      bool       // the rank may use one CPU only (its slots share it with the coordinator)
 	rep         *report
 	pan         *firstPanic
 	out         []U // the root's result table
@@ -273,7 +274,7 @@ func newCall[T, U any](ctx context.Context, k *coll.Coll, exec seam.Executor, op
 	cpus := len(allowedCPUs())
 	c := &call[T, U]{
 		ctx: ctx, k: k, root: opts.Root, items: items, f: f, stopOnError: !collect, collect: collect,
-		inline: !exec.Offloads(), rep: newReport(k, opts.Root, collect), pan: newFirstPanic(),
+		inline: !exec.Offloads(), rep: newReport(k, opts.Root, collect), pan: newFirstPanic(), low: newFailIndex(),
 		spare: cpus > exec.Threads(), oneCPU: cpus == 1,
 	}
 	if k.Rank == opts.Root {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -56,28 +57,110 @@ func isCallCanceled(ctx context.Context, err error) bool {
 	return ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrStopped))
 }
 
+// Stopping a running batch (evalBatch): a batch stops before its next
+// item once the call is stopping, as far as that item can still matter.
+// Under FailFast the error is that of the lowest failing index, so an item
+// above the lowest failing index known on this rank can no longer change
+// it, while one below could still be a lower failure, which must win: a
+// batch (its items in increasing index order) stops before its first item
+// above that index and runs the others, so the error is exactly the one
+// every dealt batch running to its end would give, whenever each failure
+// became known. Under either policy a call-level stop (a context that
+// ended, a failure no index names) stops every batch before its next item.
+
+// noFailure and haltAll are the values of a failIndex beside an index:
+// no failure known yet, and a call-level stop (every item is above it).
+const (
+	noFailure int64 = math.MaxInt64
+	haltAll   int64 = -1
+)
+
+// failIndex is the lowest failing index a rank knows in one call (FailFast),
+// haltAll after a call-level stop, noFailure before any: every running
+// batch of the rank reads it before each item (one atomic load), and it
+// only ever decreases. On the root it is lowered by the root's slots (their
+// own failures), and by the coordinator (a remote rank's failure, from its
+// RESULT; a call-level stop); on another rank by its slots and by the
+// root's CANCEL, which carries the root's value.
+type failIndex struct{ v atomic.Int64 }
+
+func newFailIndex() *failIndex {
+	x := &failIndex{}
+	x.v.Store(noFailure)
+	return x
+}
+
+// load returns the current value.
+func (x *failIndex) load() int64 { return x.v.Load() }
+
+// lower sets the value to i when i is lower, and reports whether it did.
+func (x *failIndex) lower(i int64) bool {
+	for {
+		cur := x.v.Load()
+		if i >= cur {
+			return false
+		}
+		if x.v.CompareAndSwap(cur, i) {
+			return true
+		}
+	}
+}
+
+// stopRule is how the running batches of one call stop on one rank (see
+// evalBatch); it is built once per call (call.stopRule).
+type stopRule struct {
+	// onError (FailFast): a batch stops after its first failing item,
+	// lowers low to that item's index, and stops before its first item
+	// above low.
+	onError bool
+	// halt, once closed, stops every running batch before its next item:
+	// under FailFast the caller's context (its end is a call-level stop
+	// that needs no coordinator to become visible; the others come
+	// through low), under CollectAll the callbacks' context (failing
+	// items do not stop a CollectAll call, only call-level stops do, and
+	// each cancels it).
+	halt <-chan struct{}
+	// low is the rank's lowest failing index known (nil: not consulted,
+	// CollectAll).
+	low *failIndex
+}
+
 // evalBatch evaluates f over items on slot, in order, writing results into
 // out (a window of the result table on the root, a fresh slice elsewhere,
-// so nothing is copied or serialized on the root). ctx is the callbacks'
-// context, which ends once the call is stopping (under FailFast a failure
-// anywhere; under either policy a context that ended or a frame that
-// failed). With stopOnError (every mode under FailFast) it stops after the
-// first failing item; under CollectAll it goes on past failing items. In
-// either case it stops before the next item once ctx has ended, and the
-// items it skipped get canceled faults with ctx's cause, like items that
-// failed with the call's cancellation, so they never win the convergence:
-// under CollectAll one per skipped item, in position order (each is
-// listed, so no skipped item passes for a result), under FailFast the
-// first only (the batch fails as a whole). The check is one non-blocking
-// receive per item. It reports a panic (or runtime.Goexit) of f through
-// pan instead of raising it and returns false then; the coordinator
-// aborts the job.
-func evalBatch[T, U any](ctx context.Context, f itemFunc[T, U], slot int, items []T, out []U, stopOnError bool, pan *firstPanic) (o batchOutcome, ok bool) {
-	done := ctx.Done()
+// so nothing is copied or serialized on the root). items[p] is the input
+// item of index first+p. ctx is the callbacks' context, which ends once
+// the call is stopping (under FailFast a failure anywhere; under either
+// policy a context that ended or a frame that failed); rule says when the
+// batch stops early:
+//   - with rule.onError (every mode under FailFast) it stops after its first
+//     failing item, lowering rule.low to that item's index unless the item
+//     failed with the call's cancellation, and before its first item whose
+//     index is above rule.low (so every running batch stops before its next
+//     item above the lowest failing index known, while the items below it,
+//     one of which could still be a lower failure, run: the error is that
+//     of the lowest failing index, as if every dealt batch had run);
+//   - under CollectAll (no onError) it goes on past failing items;
+//   - in either case it stops before its next item once rule.halt is
+//     closed (a call-level stop).
+//
+// The items it skipped get canceled faults with ctx's cause (ErrStopped
+// before ctx has ended), like items that failed with the call's
+// cancellation, so they never win the convergence: under CollectAll one
+// per skipped item, in position order (each is listed, so no skipped item
+// passes for a result), under FailFast the first only (the batch fails as
+// a whole). The checks are one atomic load and one non-blocking receive
+// per item. It reports a panic (or runtime.Goexit) of f through pan
+// instead of raising it and returns false then; the coordinator aborts
+// the job.
+func evalBatch[T, U any](ctx context.Context, f itemFunc[T, U], slot int, first int64, items []T, out []U, rule stopRule, pan *firstPanic) (o batchOutcome, ok bool) {
 	for i := range items {
+		if rule.low != nil && first+int64(i) > rule.low.load() {
+			o.skip(ctx, i, len(items), rule.onError)
+			return o, true
+		}
 		select {
-		case <-done:
-			o.skip(ctx, i, len(items), stopOnError)
+		case <-rule.halt:
+			o.skip(ctx, i, len(items), rule.onError)
 			return o, true
 		default:
 		}
@@ -86,8 +169,12 @@ func evalBatch[T, U any](ctx context.Context, f itemFunc[T, U], slot int, items 
 			return o, false
 		}
 		if err != nil {
-			o.faults = append(o.faults, itemFault{pos: i, err: err, canceled: isCallCanceled(ctx, err)})
-			if stopOnError {
+			canceled := isCallCanceled(ctx, err)
+			o.faults = append(o.faults, itemFault{pos: i, err: err, canceled: canceled})
+			if rule.onError {
+				if !canceled && rule.low != nil {
+					rule.low.lower(first + int64(i))
+				}
 				return o, true
 			}
 			continue
@@ -97,12 +184,17 @@ func evalBatch[T, U any](ctx context.Context, f itemFunc[T, U], slot int, items 
 	return o, true
 }
 
-// skip records positions [from, n) of a batch as skipped because ctx (the
-// callbacks' context) has ended, each a canceled fault with ctx's cause;
-// with one (FailFast) only the first, which stands for them all: the
-// batch fails, and its other items are never looked at.
+// skip records positions [from, n) of a batch as skipped because the call
+// is stopping, each a canceled fault with ctx's cause (ErrStopped while ctx
+// has not ended yet: a batch may stop on the failing index before the
+// coordinator cancels ctx); with one (FailFast) only the first, which
+// stands for them all: the batch fails, and its other items are never
+// looked at.
 func (o *batchOutcome) skip(ctx context.Context, from, n int, one bool) {
 	cause := context.Cause(ctx)
+	if cause == nil {
+		cause = ErrStopped
+	}
 	o.skipped = n - from
 	if one {
 		n = from + 1

@@ -27,12 +27,12 @@ func TestEvalBatchOutcomes(t *testing.T) {
 	for _, stop := range []bool{false, true} {
 		pan := newFirstPanic()
 		out := make([]int, len(items))
-		o, ok := evalBatch(ctx, f, 2, items[:5], out[:5], stop, pan)
+		o, ok := evalBatch(ctx, f, 2, 0, items[:5], out[:5], ctxRule(ctx, stop), pan)
 		if !ok || o.first() != nil || fmt.Sprint(out[:5]) != "[0 10 20 30 40]" {
 			t.Fatalf("stop=%v clean batch: ok %v faults %v out %v", stop, ok, o.faults, out)
 		}
 		clear(out)
-		o, ok = evalBatch(ctx, f, 2, items[4:], out[4:], stop, pan)
+		o, ok = evalBatch(ctx, f, 2, 4, items[4:], out[4:], ctxRule(ctx, stop), pan)
 		if f := o.first(); !ok || f == nil || f.pos != 1 || f.err.Error() != "bad 5" || f.canceled {
 			t.Fatalf("stop=%v failing batch: ok %v faults %v", stop, ok, o.faults)
 		}
@@ -43,7 +43,7 @@ func TestEvalBatchOutcomes(t *testing.T) {
 		if got := out[7] == 40; got == stop {
 			t.Fatalf("stop=%v: item after the failures ran: %v", stop, got)
 		}
-		_, ok = evalBatch(ctx, f, 2, []int{7, 1}, make([]int, 2), stop, pan)
+		_, ok = evalBatch(ctx, f, 2, 0, []int{7, 1}, make([]int, 2), ctxRule(ctx, stop), pan)
 		p := pan.p.Load()
 		if ok || p == nil || p.Value != "seven" || len(p.Stack) == 0 {
 			t.Fatalf("stop=%v panic not captured: ok %v %+v", stop, ok, p)
@@ -66,12 +66,12 @@ func TestEvalBatchStopped(t *testing.T) {
 		}
 		return 0, fmt.Errorf("item %d: %w", x, context.Canceled)
 	}
-	o, _ := evalBatch(ctx, f, 0, []int{1}, make([]int, 1), false, newFirstPanic())
+	o, _ := evalBatch(ctx, f, 0, 0, []int{1}, make([]int, 1), ctxRule(ctx, false), newFirstPanic())
 	if len(o.faults) != 1 || o.faults[0].canceled {
 		t.Fatalf("before cancellation: %+v", o.faults)
 	}
 	cancel(ErrStopped)
-	o, _ = evalBatch(ctx, f, 0, []int{0, 1}, make([]int, 2), false, newFirstPanic())
+	o, _ = evalBatch(ctx, f, 0, 0, []int{0, 1}, make([]int, 2), ctxRule(ctx, false), newFirstPanic())
 	if len(o.faults) != 2 || !o.faults[0].canceled || !o.faults[1].canceled || o.first().pos != 0 {
 		t.Fatalf("after cancellation: %+v", o.faults)
 	}

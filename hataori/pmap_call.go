@@ -21,6 +21,34 @@ func (c *call[T, U]) run(slots int, start func(serve func(int))) {
 	c.out = runRoot(c, counts, pending, start)
 }
 
+// stopRule is how this rank's running batches stop (see evalBatch):
+// under FailFast before their first item above the lowest failing index
+// known (c.low) or once the caller's ctx ends, under CollectAll once the
+// callbacks' context ends. Valid once cctx exists.
+func (c *call[T, U]) stopRule() stopRule {
+	if c.collect {
+		return stopRule{halt: c.cctx.Done()}
+	}
+	return stopRule{onError: true, halt: c.ctx.Done(), low: c.low}
+}
+
+// failAt notes, under FailFast, a failure with task key key on this rank
+// (a failing item's index, or the first index of a batch whose frame
+// failed as a whole): every running batch of the rank stops before its
+// first item above it, since none of them can win over it. Under
+// CollectAll failures stop nothing. Any goroutine.
+func (c *call[T, U]) failAt(key int64) {
+	if !c.collect && key >= 0 {
+		c.low.lower(key)
+	}
+}
+
+// haltAll notes a call-level stop (a context that ended, a failure no
+// index names) on this rank: under FailFast every running batch stops
+// before its next item (under CollectAll the callbacks' context, which
+// the stop cancels, does the same). Any goroutine.
+func (c *call[T, U]) haltAll() { c.low.lower(haltAll) }
+
 // pendingReady is a first READY the root received while learning the
 // ranks' slot counts, answered once the scheduler exists.
 type pendingReady struct {

@@ -30,11 +30,16 @@ import (
 //	        (wire version 5)
 //	STOP    8 raw bytes: the input length N (call-level error keys need it)
 //	DRAIN   the rank's statistics: raw little-endian int64s (drainStats)
-//	CANCEL  empty: from the root, the call failed (cancel the callbacks'
-//	        context); from another rank, its context ended. The root sends
-//	        it only to a rank with a slot it has not yet sent STOP, so the
-//	        rank receives it before its last STOP; a rank sends it at most
-//	        once, before its DRAIN.
+//	CANCEL  8 raw bytes, a little-endian int64: the lowest failing index
+//	        the sender knows, or -1 (haltAll) for a call-level stop (wire
+//	        version 5). From the root: the call is stopping (cancel the
+//	        callbacks' context; under FailFast the running batches stop
+//	        before their first item above the index); the root sends one
+//	        when the call starts stopping and another each time the index
+//	        it knows decreases, only to a rank with a slot it has not yet
+//	        sent STOP, so the rank receives every one before its last STOP.
+//	        From another rank: its context ended (always -1); it sends one
+//	        at most, before its DRAIN.
 const tagPmap = 1
 
 // Frame status codes.
@@ -245,9 +250,30 @@ func readyFrame(status uint8, s, slots int) []byte {
 	return withSlot(sealFrame(make([]byte, wire.HeaderSize), wire.Header{Kind: wire.KindReady, Status: status}, slots), s)
 }
 
-// emptyFrame builds an empty READY, DRAIN or CANCEL.
+// emptyFrame builds an empty READY or DRAIN.
 func emptyFrame(kind wire.Kind, status uint8) []byte {
 	return sealFrame(make([]byte, wire.HeaderSize), wire.Header{Kind: kind, Status: status}, 0)
+}
+
+// cancelFrame builds CANCEL carrying low, the lowest failing index the
+// sender knows (haltAll: a call-level stop).
+func cancelFrame(low int64) []byte {
+	buf := make([]byte, wire.HeaderSize+8)
+	binary.LittleEndian.PutUint64(buf[wire.HeaderSize:], uint64(low))
+	return sealFrame(buf, wire.Header{Kind: wire.KindCancel}, 0)
+}
+
+// parseCancel returns the index a CANCEL payload carries: a failing
+// index (≥ 0) or haltAll; any other negative value is refused.
+func parseCancel(payload []byte) (int64, error) {
+	if len(payload) != 8 {
+		return 0, &wire.Error{Kind: wire.ErrLength, Detail: fmt.Sprintf("CANCEL payload of %d bytes, want 8", len(payload))}
+	}
+	v := int64(binary.LittleEndian.Uint64(payload))
+	if v < haltAll {
+		return 0, &wire.Error{Kind: wire.ErrDecode, Detail: fmt.Sprintf("CANCEL index %d", v)}
+	}
+	return v, nil
 }
 
 // drainFrame builds DRAIN carrying the rank's statistics.

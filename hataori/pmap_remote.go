@@ -236,7 +236,7 @@ func (r *remoteLoop[T, U]) loop() {
 				if !r.ctxEnded {
 					r.ctxEnded, r.cancelErr = true, ctxError(r.c.ctx)
 				}
-				r.send(emptyFrame(wire.KindCancel, statusOK))
+				r.send(cancelFrame(haltAll))
 				progressed = true
 			default:
 			}
@@ -332,7 +332,14 @@ func (r *remoteLoop[T, U]) pollRoot() bool {
 	}
 	switch h.Kind {
 	case wire.KindCancel:
-		tracef("recv-cancel")
+		low, err := parseCancel(payload)
+		if err != nil {
+			r.k.AbortProtocol(fmt.Sprintf("CANCEL from the root: %v", err))
+		}
+		tracef("recv-cancel low=%d", low)
+		// The index first: a batch released by the cancellation
+		// already reads it.
+		r.c.low.lower(low)
 		r.c.cancel(ErrStopped)
 	case wire.KindStop:
 		step(r.k, r.w.OnStop(s))
@@ -431,7 +438,7 @@ func (r *remoteLoop[T, U]) evalTask(s int, j remoteJob, scratch []byte) (res slo
 		return r.decodeFault(res, j, indices, err, scratch)
 	}
 	out := make([]U, len(items))
-	o, fine := evalBatch(r.c.cctx, r.c.f, s, items, out, r.c.stopOnError, r.c.pan)
+	o, fine := evalBatch(r.c.cctx, r.c.f, s, indices[0], items, out, r.c.stopRule(), r.c.pan)
 	if !fine {
 		return res, false
 	}
@@ -482,8 +489,13 @@ func (r *remoteLoop[T, U]) meter(s int, j remoteJob, start, count int, t0, t1 ti
 // fault makes res the failed RESULT of TASK j (echoing indices) with the
 // one fault f, sent with the given status; key is the fault's index on the
 // wire (the failed item, or the batch's key for a fault of the whole
-// frame) and msg its message there. It cannot fail.
+// frame) and msg its message there. Under FailFast the rank's other
+// running batches stop above key (call.failAt) unless f is a consequence
+// of the stop (canceled). It cannot fail.
 func (r *remoteLoop[T, U]) fault(res slotResult, j remoteJob, indices []int64, status uint8, key int64, f remoteFault, msg string) (slotResult, bool) {
+	if !f.canceled {
+		r.c.failAt(key)
+	}
 	res.faults = []remoteFault{f}
 	res.frame = withSlot(faultFrame(j.id, status, indices, wireFault{Index: key, Kind: uint8(f.kind), Message: msg}), j.slot)
 	return res, true

@@ -57,7 +57,8 @@ type rootLoop[T, U any] struct {
 	// flags holds what the coordinator polls (failing, every round) and
 	// the progress counters, on cache lines of their own.
 	*rootFlags
-	stopping bool // the coordinator has cancelled (once)
+	stopping bool  // the coordinator has cancelled (once)
+	sentLow  int64 // the failing index the last CANCELs carried (stopIfFailing)
 
 	// Progress (OnProgress): the coordinator's last report.
 	rounds       uint32 // coordinator rounds, to look at the clock every 16th
@@ -399,16 +400,34 @@ func (r *rootLoop[T, U]) progress(final bool) {
 }
 
 // stopIfFailing, once the scheduler has failed, cancels the callbacks'
-// context and sends CANCEL to every other rank that has a slot the root
-// has not yet sent STOP (only the coordinator sends, so no STOP can
-// overtake the check: such a rank receives the CANCEL before its last
-// STOP, hence before its DRAIN).
+// context and sends CANCEL, carrying the lowest failing index the root
+// knows (c.low), to every other rank that has a slot the root has not yet
+// sent STOP (only the coordinator sends, so no STOP can overtake the
+// check: such a rank receives the CANCEL before its last STOP, hence
+// before its DRAIN). A failure that lowered no index (an unkeyed
+// call-level stop the sites did not note) stops every batch: haltAll. Each
+// later round in which the index has decreased (a lower failure arrived,
+// or a call-level stop) sends the new index the same way, so the other
+// ranks' running batches stop at the lower index too: at most one CANCEL
+// per rank per decrease.
 func (r *rootLoop[T, U]) stopIfFailing() {
-	if r.stopping || !r.failing.Load() {
+	if !r.failing.Load() {
 		return
 	}
-	r.stopping = true
-	r.c.cancel(ErrStopped)
+	low := r.c.low.load()
+	if !r.stopping {
+		r.stopping = true
+		if low == noFailure {
+			r.c.haltAll()
+			low = haltAll
+		}
+		// After the index: a root slot released by the cancellation
+		// already reads it.
+		r.c.cancel(ErrStopped)
+	} else if low >= r.sentLow {
+		return
+	}
+	r.sentLow = low
 	for rank := range r.k.Size {
 		if rank == r.k.Rank {
 			continue
@@ -422,7 +441,7 @@ func (r *rootLoop[T, U]) stopIfFailing() {
 		}
 		r.mu.Unlock()
 		if busy {
-			r.send(rank, emptyFrame(wire.KindCancel, statusOK), "CANCEL")
+			r.send(rank, cancelFrame(low), "CANCEL")
 		}
 	}
 }
@@ -440,6 +459,7 @@ func (r *rootLoop[T, U]) checkContext() {
 		return
 	}
 	r.ctxEnded = true
+	r.c.haltAll()
 	r.sch.Fail()
 	r.noteFailed()
 	err := ctxError(r.c.ctx)
@@ -500,6 +520,12 @@ func (r *rootLoop[T, U]) pollRemote() bool {
 		tracef("recv-drain rank=%d", from)
 	case wire.KindCancel:
 		// The rank's context ended; it reports the cancellation itself.
+		// Its CANCEL carries haltAll: every batch stops.
+		low, err := parseCancel(payload)
+		if err != nil {
+			r.k.AbortProtocol(fmt.Sprintf("CANCEL from rank %d: %v", from, err))
+		}
+		r.c.low.lower(low)
 		r.mu.Lock()
 		r.sch.Fail()
 		r.noteFailed()
@@ -546,6 +572,7 @@ func (r *rootLoop[T, U]) malformed(from, s int, we *wire.Error) {
 			r.held[from] = -1
 			r.nHeld--
 		}
+		r.c.haltAll() // a call-level failure (task key N)
 		r.mu.Lock()
 		r.sch.Fail()
 		r.noteFailed()
@@ -575,6 +602,7 @@ func (r *rootLoop[T, U]) onReady(from, s int, status uint8) {
 	switch status {
 	case statusOK:
 	case statusCanceled:
+		r.c.haltAll()
 		r.mu.Lock()
 		r.sch.Fail() // the rank itself reports the cancellation
 		r.noteFailed()
@@ -687,8 +715,10 @@ func (r *rootLoop[T, U]) taskEncodeFailed(from, s int, b sched.Batch, err error)
 	} else {
 		if known {
 			r.rep.addItem(b.Start+pos, sched.ClassWire, KindWire, msg, err)
+			r.c.failAt(int64(b.Start + pos))
 		} else {
 			r.rep.addCall(int64(b.Start), sched.ClassWire, KindWire, msg, err)
+			r.c.failAt(int64(b.Start))
 		}
 		if _, err := r.sch.FailRunning(from, s); err != nil {
 			r.k.AbortProtocol(err.Error())
@@ -746,6 +776,9 @@ func (r *rootLoop[T, U]) onResult(from, s int, h wire.Header, payload []byte, rt
 	switch h.Status {
 	case statusUser, statusWire:
 		ok, nfailed = false, 1 // the rank reports its failure itself
+		if !r.c.collect {
+			r.noteRemoteFault(pinned, rest)
+		}
 	case statusOK:
 		if !failed || r.c.collect {
 			ok, nfailed = r.decodeResults(from, pinned, indices, nil, rest)
@@ -782,6 +815,25 @@ func (r *rootLoop[T, U]) onResult(from, s int, h wire.Header, payload []byte, rt
 	debugResultReceived()
 	if release {
 		r.release(from)
+	}
+}
+
+// noteRemoteFault notes the failing index of a failed FailFast RESULT of
+// batch pinned (rest: its payload after the indices, one wireFault): its
+// fault's index, the failing item or, for a fault of the whole frame, the
+// batch's first index (or less), which is the key the sending rank
+// reports. A fault of kind KindCanceled is a consequence of the stop, not
+// a failure, and lowers nothing. A fault that does not decode, or names
+// an index past the batch, is noted at the batch's last index: no higher
+// than the key its rank reports, so no item that could win is skipped.
+func (r *rootLoop[T, U]) noteRemoteFault(pinned sched.Batch, rest []byte) {
+	last := int64(pinned.End() - 1)
+	f, err := wire.DecodeValue[wireFault](rest)
+	switch {
+	case err != nil:
+		r.c.failAt(last)
+	case f.Kind != uint8(KindCanceled):
+		r.c.failAt(min(max(f.Index, 0), last))
 	}
 }
 
@@ -834,12 +886,14 @@ func (r *rootLoop[T, U]) decodeResults(from int, pinned sched.Batch, indices []i
 	if !known {
 		r.rep.addCall(int64(pinned.Start), sched.ClassWire, KindWire,
 			fmt.Sprintf("rank %d: decoding the results of batch %d from rank %d: %v", me, pinned.ID, from, err), err)
+		r.c.failAt(int64(pinned.Start))
 		return false, 0
 	}
 	bad := int(pos[p])
 	msg := errmsg.Bound(fmt.Sprintf("rank %d: decoding the result of item %d (batch %d) from rank %d: %v", me, bad, pinned.ID, from, err))
 	r.rep.addItem(bad, sched.ClassWire, KindWire, msg, err)
 	if !r.c.collect {
+		r.c.failAt(int64(bad))
 		return false, 1
 	}
 	for _, ix := range pos {
@@ -852,10 +906,15 @@ func (r *rootLoop[T, U]) decodeResults(from int, pinned sched.Batch, indices []i
 	return true, len(pos)
 }
 
+// failRunning fails the batch running on (from, s) with a fault of its
+// whole frame, keyed by the batch's first index.
 func (r *rootLoop[T, U]) failRunning(from, s int, kind ErrorKind, msg string, err error) {
 	var b sched.Batch
 	r.locked(func() (ferr error) {
 		b, ferr = r.sch.FailRunning(from, s)
+		if ferr == nil {
+			r.c.failAt(int64(b.Start)) // before locked notes the failure
+		}
 		return ferr
 	})
 	r.finished.Add(int64(b.Count))

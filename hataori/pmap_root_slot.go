@@ -42,7 +42,7 @@ func (r *rootLoop[T, U]) runBatch(s int, run *slotRun) bool {
 	tracef("root-batch-start slot=%d batch=%d", s, b.ID)
 	r.computing.Add(1)
 	t0 := time.Now()
-	o, ok := evalBatch(r.c.cctx, r.c.f, s, r.items[b.Start:b.End()], r.out[b.Start:b.End()], r.c.stopOnError, r.pan)
+	o, ok := evalBatch(r.c.cctx, r.c.f, s, int64(b.Start), r.items[b.Start:b.End()], r.out[b.Start:b.End()], r.c.stopRule(), r.pan)
 	t1 := time.Now()
 	r.computing.Add(-1)
 	if r.spans {

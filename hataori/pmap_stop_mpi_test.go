@@ -27,10 +27,14 @@ const stopBatch = 400
 // (its first item, a multiple of stopBatch) holds in its first item until
 // the call's context ends (for gateWait at most: then the item fails and
 // so does the test); the second batch that starts on the rank calls
-// second (which fails its item, or cancels a context). Every later item
-// of the held batch that still runs is counted in after.
+// second (which fails its item, or cancels a context). With zero, batch
+// 0 (item 0) is neither: its first item calls second on whichever rank
+// runs it, and the rank's first and second batches are counted among the
+// others. Every later item of the held batch that still runs is counted
+// in after.
 type batchHold struct {
-	starts atomic.Int64 // batches started on this rank
+	zero   bool         // batch 0 calls second and neither holds nor counts
+	starts atomic.Int64 // batches started on this rank (but batch 0 with zero)
 	held   atomic.Int64 // the held batch's first item, -1 before
 	after  atomic.Int64 // items of the held batch that ran after its hold
 	late   atomic.Bool  // the hold was never released
@@ -43,9 +47,12 @@ func newBatchHold() *batchHold {
 }
 
 // callback returns the Pmap callback of h; second runs for the first item
-// of the rank's second batch.
+// of the rank's second batch (and of batch 0, with h.zero).
 func (h *batchHold) callback(second func(x int) (int, error)) func(context.Context, int) (int, error) {
 	return func(ctx context.Context, x int) (int, error) {
+		if x == 0 && h.zero {
+			return second(x)
+		}
 		if x%stopBatch == 0 {
 			switch h.starts.Add(1) {
 			case 1:
@@ -92,12 +99,17 @@ func (e *rankEnv) stopModes() []execMode {
 func (e *rankEnv) stopItems() Maybe[[]int] { return e.items(stopBatch * (2*e.size + 2)) }
 
 // TestPmapStopFailFastBatch checks that under FailFast a failing item
-// stops the running batches of every rank between items: on every rank
-// the first batch holds in its first item until the call is stopping and
-// the second fails at once, so a held batch is running on the root's
-// slots (every job size) and on every remote rank when the first failure
-// arrives, with stopBatch-1 items still to run; each must skip them all
-// (at most one more item), and every rank returns the same KindUser error.
+// stops the running batches of every rank between items, before their
+// first item above the lowest failing index known: item 0 (batch 0) fails
+// on whichever rank runs it, and on every rank the first other batch
+// holds in its first item until the call is stopping, so a held batch is
+// running on the root's slots (every job size) and on every remote rank
+// when the failure arrives, with stopBatch-1 items, all above the failing
+// index 0, still to run (a remote rank learns the index from the root's
+// CANCEL, before its context ends); each must skip them all (at most one
+// more item). The other batches run normally. Every rank returns the same
+// KindUser error, item 0's. (A held batch below the failing index would
+// run on: see TestEvalBatchLowestFailingIndex.)
 func TestPmapStopFailFastBatch(t *testing.T) {
 	if !mpitest.Child() {
 		pmapJob(t, "TestPmapStopFailFastBatch")
@@ -107,11 +119,17 @@ func TestPmapStopFailFastBatch(t *testing.T) {
 	for _, m := range e.stopModes() {
 		what := "failfast " + m.name
 		h := newBatchHold()
+		h.zero = true
 		_, err := PmapContext(context.Background(), e.world, m.d, Options{BatchSize: stopBatch, Mode: m.mode}, e.stopItems(),
-			h.callback(func(x int) (int, error) { return 0, fmt.Errorf("boom %d", x) }))
+			h.callback(func(x int) (int, error) {
+				if x == 0 {
+					return 0, fmt.Errorf("boom %d", x)
+				}
+				return x, nil
+			}))
 		pe := e.sameError(what, err, KindUser)
-		if pe.Index < 0 || pe.Index%stopBatch != 0 || pe.Message != fmt.Sprint("boom ", pe.Index) {
-			t.Errorf("%s: %v (Index %d), want a failing first item of a batch", what, err, pe.Index)
+		if pe.Index != 0 || pe.Message != "boom 0" {
+			t.Errorf("%s: %v (Index %d), want item 0's failure", what, err, pe.Index)
 		}
 		h.check(e, what)
 		e.checkReusable(what)

@@ -3,6 +3,7 @@ package hataori
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -32,7 +33,7 @@ func TestEvalBatchStopsBetweenItems(t *testing.T) {
 			return x * 10, nil
 		}
 		out := make([]int, len(items))
-		o, ok := evalBatch(ctx, f, 0, items, out, stopOnError, newFirstPanic())
+		o, ok := evalBatch(ctx, f, 0, 0, items, out, ctxRule(ctx, stopOnError), newFirstPanic())
 		if !ok || calls.Load() != 3 || o.skipped != 7 || out[2] != 20 || out[3] != 0 {
 			t.Fatalf("stopOnError=%v: ok=%v calls=%d skipped=%d out=%v, want 3 calls and 7 skipped", stopOnError, ok, calls.Load(), o.skipped, out)
 		}
@@ -60,7 +61,7 @@ func TestEvalBatchStopsBetweenItems(t *testing.T) {
 	// A batch taken after the call stopped runs no item at all.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	o, _ := evalBatch(ctx, func(context.Context, int, int) (int, error) { t.Fatal("an item ran"); return 0, nil }, 0, items, make([]int, 10), false, newFirstPanic())
+	o, _ := evalBatch(ctx, func(context.Context, int, int) (int, error) { t.Fatal("an item ran"); return 0, nil }, 0, 0, items, make([]int, 10), ctxRule(ctx, false), newFirstPanic())
 	if o.skipped != 10 || len(o.faults) != 10 || !errors.Is(o.faults[0].err, context.Canceled) {
 		t.Fatalf("batch after the stop: %+v", o)
 	}
@@ -73,9 +74,104 @@ func TestEvalBatchStopsBetweenItems(t *testing.T) {
 			return 0, errors.New("boom")
 		}
 		return x, nil
-	}, 0, items, make([]int, 10), true, newFirstPanic())
+	}, 0, 0, items, make([]int, 10), ctxRule(context.Background(), true), newFirstPanic())
 	if calls != 5 || len(o.faults) != 1 || o.faults[0].pos != 4 || o.faults[0].canceled || o.skipped != 0 {
 		t.Fatalf("own failure: %d calls, %+v", calls, o)
+	}
+}
+
+// ctxRule is the rule of a batch that stops only once ctx ends (and, with
+// onError, after its first failing item), without failing indices.
+func ctxRule(ctx context.Context, onError bool) stopRule {
+	return stopRule{onError: onError, halt: ctx.Done()}
+}
+
+// TestEvalBatchLowestFailingIndex checks the FailFast rule of evalBatch:
+// a running batch stops before its first item above the lowest failing
+// index known (rule.low), however it became known (a failure elsewhere
+// batch lowered it mid-batch, or it was lowered and the callbacks' context
+// cancelled, as the root's CANCEL does), and keeps running the items below
+// it, so that a lower failure among them still fails its batch, lowers the
+// index and wins; a failure with the call's cancellation lowers nothing;
+// haltAll and the caller's context (rule.halt) stop every item at once.
+func TestEvalBatchLowestFailingIndex(t *testing.T) {
+	batch := func(first, n int) []int {
+		items := make([]int, n)
+		for i := range items {
+			items[i] = first + i
+		}
+		return items
+	}
+	parent, end := context.WithCancel(context.Background())
+	defer end()
+	cctx, cancel := context.WithCancelCause(parent)
+	low := newFailIndex()
+	rule := stopRule{onError: true, halt: parent.Done(), low: low}
+	var ran []int
+	f := func(ctx context.Context, _ int, x int) (int, error) {
+		ran = append(ran, x)
+		switch x {
+		case 32:
+			low.lower(46) // a failure at 46 becomes known mid-batch
+		case 13:
+			return 0, fmt.Errorf("boom %d", x)
+		case 25:
+			return 0, ctx.Err() // the call's own cancellation
+		}
+		return x, nil
+	}
+
+	// A failure at 46 known mid-batch: items up to 46 run, the rest skip.
+	o, ok := evalBatch(cctx, f, 0, 30, batch(30, 20), make([]int, 20), rule, newFirstPanic())
+	if !ok || fmt.Sprint(ran) != fmt.Sprint(batch(30, 17)) || o.skipped != 3 || len(o.faults) != 1 {
+		t.Fatalf("failure at 46 known mid-batch: ran %v, %+v; want items 30..46, 3 skipped", ran, o)
+	}
+	if f := o.faults[0]; f.pos != 17 || !f.canceled || !errors.Is(f.err, ErrStopped) {
+		t.Fatalf("skipped item: %+v, want position 17 canceled with ErrStopped (ctx not ended yet)", f)
+	}
+
+	// The coordinator cancels the callbacks' context (ErrStopped): a batch
+	// below 46 still runs, and its failure at 13 lowers the index.
+	cancel(ErrStopped)
+	ran = nil
+	o, _ = evalBatch(cctx, f, 0, 10, batch(10, 10), make([]int, 10), rule, newFirstPanic())
+	if fmt.Sprint(ran) != "[10 11 12 13]" || low.load() != 13 || o.first() == nil || o.first().pos != 3 || o.first().canceled {
+		t.Fatalf("batch below the index after the cancellation: ran %v, low %d, %+v; want items 10..13, item 13 failing, low 13", ran, low.load(), o)
+	}
+
+	// Items above 13 do not run; one that starts below runs up to 13.
+	ran = nil
+	if o, _ = evalBatch(cctx, f, 0, 14, batch(14, 4), make([]int, 4), rule, newFirstPanic()); len(ran) != 0 || o.skipped != 4 || !o.faults[0].canceled {
+		t.Fatalf("batch above the index: ran %v, %+v", ran, o)
+	}
+	ran = nil
+	if o, _ = evalBatch(cctx, f, 0, 11, batch(11, 2), make([]int, 2), rule, newFirstPanic()); fmt.Sprint(ran) != "[11 12]" || o.skipped != 0 {
+		t.Fatalf("batch below the index: ran %v, %+v", ran, o)
+	}
+
+	// A failure with the call's cancellation is no failing index.
+	low2 := newFailIndex()
+	ran = nil
+	o, _ = evalBatch(cctx, f, 0, 25, batch(25, 2), make([]int, 2), stopRule{onError: true, halt: parent.Done(), low: low2}, newFirstPanic())
+	if low2.load() != noFailure || len(o.faults) != 1 || !o.faults[0].canceled {
+		t.Fatalf("canceled item: low %d, %+v; want no failing index", low2.load(), o)
+	}
+
+	// haltAll: nothing runs, not even below every index.
+	low2.lower(haltAll)
+	ran = nil
+	if o, _ = evalBatch(cctx, f, 0, 0, batch(0, 3), make([]int, 3), stopRule{onError: true, halt: parent.Done(), low: low2}, newFirstPanic()); len(ran) != 0 || o.skipped != 3 {
+		t.Fatalf("haltAll: ran %v, %+v", ran, o)
+	}
+
+	// The caller's context ends: every item stops, below the index too.
+	end()
+	ran = nil
+	if o, _ = evalBatch(cctx, f, 0, 0, batch(0, 3), make([]int, 3), rule, newFirstPanic()); len(ran) != 0 || o.skipped != 3 {
+		t.Fatalf("caller's context ended: ran %v, %+v", ran, o)
+	}
+	if low.lower(20) || !low.lower(-1) || low.load() != haltAll {
+		t.Fatal("failIndex.lower does not keep the lowest value")
 	}
 }
 
@@ -113,7 +209,7 @@ func TestLocalModeAuto(t *testing.T) {
 	if d := optionsDiff(unpackOptions(packOptions(Options{Mode: Outer})), unpackOptions(packOptions(Options{}))); d != "mode Outer here, Auto on rank 0" {
 		t.Errorf("optionsDiff = %q", d)
 	}
-	if d := optionsDiff(unpackOptions(packOptions(Options{Mode: 9, BatchSize: 1 << 40})), unpackOptions(packOptions(Options{}))); d != "batch size 536870910 or more here, 0 on rank 0; mode an invalid mode here, Auto on rank 0" {
+	if d := optionsDiff(unpackOptions(packOptions(Options{Mode: 9, BatchSize: 1 << 40})), unpackOptions(packOptions(Options{}))); d != "batch size 536870910 or more here, automatic on rank 0; mode an invalid mode here, Auto on rank 0" {
 		t.Errorf("optionsDiff = %q", d)
 	}
 }
