@@ -1,57 +1,89 @@
 #!/usr/bin/env bash
 # bench-pmap.sh: hataori.Pmap benchmarks under real mpirun, each figure
 # printed next to a baseline measured in the same run, with the items every
-# slot of every rank ran (Options.Stats on the root) and every rank's
-# allowed CPUs and GOMAXPROCS (scripts/bench/pmap). Every case runs
-# the configurations a user writes from the README: MPI-only (nil domain),
-# hybrid (NewLocalDomain on every rank, Mode Outer) and, for cpu, lanes
-# (one engine per allowed CPU, lanes.PmapLanes). Each configuration runs
-# ROUNDS times, interleaved with the others; the median is reported.
+# rank and every slot ran and their batch sizes (Options.Stats on the root:
+# CallStats.Items and CallStats.Sizes, per rank as min/median/max×batches,
+# per slot likewise), the slots' busy/idle time (CallStats.Busy, Idle), and
+# every rank's allowed CPUs and GOMAXPROCS (scripts/bench/pmap). Every case
+# runs the configurations a user writes from the README, with a zero
+# Options{} (automatic batch sizes, Mode Auto): MPI-only (nil domain on every
+# rank), hybrid (NewLocalDomain on every rank, the zero Mode, i.e. Outer)
+# and, for cpu and fine, lanes (one engine per allowed CPU,
+# lanes.PmapLanes). The cpu, fine, skew and mixed cases also run batch 1
+# (Options{BatchSize: 1}) in the same run, interleaved, for comparison
+# ("auto" and "b1" in the output; the aims apply to auto). Each
+# configuration runs ROUNDS times, interleaved with the others; the median
+# is reported, with the range (min, max) over the rounds.
 #   cpu       20,000 CPU-bound items of ~20 µs (a deterministic arithmetic
-#             loop calibrated once per run), batch 1, on 2 ranks and on 1
-#             rank: efficiency = items × serial cost per item ÷ cores used ÷
-#             Pmap wall time, the serial cost measured by a plain loop on
-#             every rank right before and right after each call. On one
-#             core that is the call's speed as a fraction of the serial
-#             loop's. Also printed "by CPU cost" (the serial loop's thread
-#             CPU time per item instead of its wall time): on a machine
-#             shared with other jobs the one-thread serial loop can be
-#             starved more than the call, which inflates the first figure,
-#             while the second counts time lost to neighbours against Pmap;
-#             they agree on a quiet machine. Per rank: items per slot, CPU
-#             time per wall second and the share of it the items needed
-#             (useful/CPU). Aim: >= 0.85 on 2 ranks and on 1 rank with 2
-#             workers, >= 0.90 of serial speed on 1 rank bound to one core.
-#   skew      64 heavy-tailed sleep items on 4 ranks, batch 1: makespan
-#             against a zero-overhead greedy schedule of the durations the
-#             items really slept, on as many machines as the call had slots
-#             (the sum over the ranks); a static split executed for real.
-#             Aim: Pmap/greedy <= 1.08, static/Pmap >= 1.3.
-#   overhead  20,000 trivial items, batch 1 and 64, 2 and 4 ranks: µs/item
-#             next to the MPI ping-pong round trip. Aim: hybrid batch 1 on
-#             2 ranks <= 3 µs/item.
-#   payload   1 MiB []float64 results on 2 ranks, batch 1. Baseline "raw":
-#             rank 1 allocates a fresh 1 MiB []float64, writes every element
-#             and MPI_Sends it; rank 0 receives it into a fresh []float64 and
-#             keeps it (as Pmap's result table does). Pmap computes the same
-#             results in its callback; the root's own slots are held back
-#             until the expected end of the remote work (estimated from the
-#             previous call, never a fixed sleep), so nearly every result
-#             crosses ranks. Printed per round (raw and Pmap alternate):
-#             the effective figure (results that crossed / whole call time:
-#             scheduling, encode, transfer and decode included) and the
-#             remote rank's steady-state time per result, each as a
-#             fraction of raw; then the medians. The "transport ceiling"
-#             line (one buffer re-sent, no allocation) shows what MPI alone
-#             moves; it is not the ratio's baseline.
+#             loop calibrated once per run), on 2, 4 and 1 ranks:
+#             efficiency = items × serial cost per item ÷ cores used ÷ Pmap
+#             wall time, the serial cost measured by a plain loop on every
+#             rank right before and right after each call (all ranks at
+#             once; in turns when the ranks outnumber the CPUs, so that 4
+#             ranks on 2 cores do not see a doubled item cost). On one core
+#             that is the call's speed as a fraction of the serial loop's.
+#             Also printed "by CPU cost" (the serial loop's thread CPU time
+#             per item instead of its wall time): on a machine shared with
+#             other jobs the one-thread serial loop can be starved more than
+#             the call, which inflates the first figure, while the second
+#             counts time lost to neighbours against Pmap; they agree on a
+#             quiet machine. Per rank: items and batch sizes per slot, busy
+#             and idle time, CPU time per wall second and the share of it
+#             the items needed (useful/CPU). Aim (auto): >= 0.90 of ideal
+#             on 2 ranks (MPI-only and hybrid, default binding; hybrid also
+#             under the other binding), >= 0.85 with 4 ranks on the 2
+#             cores, >= 0.95 of the serial loop's speed on 1 rank bound to
+#             one core (1 rank with 2 workers: >= 0.85).
+#   fine      as cpu with 100,000 items of ~2 µs, 2 ranks. Aim (auto): >=
+#             0.80 of ideal.
+#   skew      64 heavy-tailed sleep items (Pareto, 2 s in all) on 4 ranks:
+#             makespan against a zero-overhead greedy schedule of the
+#             durations the items really slept (list scheduling in input
+#             order onto the first free of as many machines as the call had
+#             slots, the sum over the ranks); a static split executed for
+#             real. Aim (auto): Pmap/greedy <= 1.03 (MPI-only and hybrid),
+#             static/Pmap >= 1.3.
+#   mixed     about 3,700 CPU-bound items of 10 µs to 10 ms (a fixed-seed
+#             lognormal of spin costs, median 150 µs, sigma 1.6, clamped,
+#             about 2 s of CPU in all; independent draws, so shuffled) on 2
+#             and 4 ranks. Greedy for CPU items: each item measures its own
+#             duration in its callback (wall clock from its first to its
+#             last instruction: what it took where it ran, a shared core
+#             included), and greedy is the zero-overhead list schedule of
+#             those measured durations, in input order, onto the first free
+#             of as many machines as the call had slots (as skew). Also
+#             printed: Pmap ÷ max(sum/slots, longest), and the measured
+#             total ÷ the nominal 2 s (above 1: the items' cores were
+#             shared). Aim (auto): Pmap/greedy <= 1.05.
+#   trivial   200,000 trivial items (x+1) on 2 ranks, zero Options, hybrid
+#             (the figure), MPI-only, and hybrid at batch 1: µs/item next to
+#             the MPI ping-pong round trip and a plain loop of the callback
+#             on the root. Aim: hybrid <= 0.1 µs/item.
+#   overhead  20,000 trivial items, automatic sizes, batch 1 and 64, 2 and
+#             4 ranks: µs/item next to the MPI ping-pong round trip. Aim:
+#             hybrid batch 1 on 2 ranks <= 3 µs/item.
+#   payload   1 MiB []float64 results on 2 ranks, zero Options. Baseline
+#             "raw": rank 1 allocates a fresh 1 MiB []float64, writes every
+#             element and MPI_Sends it; rank 0 receives it into a fresh
+#             []float64 and keeps it (as Pmap's result table does). Pmap
+#             computes the same results in its callback; the root's own
+#             slots are held back until the expected end of the remote work
+#             (estimated from the previous call, never a fixed sleep), so
+#             nearly every result crosses ranks. Printed per round (raw and
+#             Pmap alternate): the effective figure (results that crossed /
+#             whole call time: scheduling, encode, transfer and decode
+#             included) and the remote rank's steady-state time per result,
+#             each as a fraction of raw; then the medians. The "transport
+#             ceiling" line (one buffer re-sent, no allocation) shows what
+#             MPI alone moves; it is not the ratio's baseline.
 #   remote    64 items of ~300 µs (the callback fills a fresh 1 MiB
 #             []float64 result, then spins until 300 µs have passed) on 2
-#             ranks, batch 1, nothing held back, so the other rank takes
-#             part on its own: the remote rank's result path (its time per
-#             result minus the callback's time: the 1 MiB RESULT frame to the
-#             root and the next TASK back) as a bandwidth, MPI-only, hybrid
-#             and MPI-only with a sleeping callback (the root's core left to
-#             its coordinator), against the 1 MiB bandwidth of the C
+#             ranks, zero Options, nothing held back, so the other rank
+#             takes part on its own: the remote rank's result path (its time
+#             per result minus the callback's time: the 1 MiB RESULT frame to
+#             the root and the next TASK back) as a bandwidth, MPI-only,
+#             hybrid and MPI-only with a sleeping callback (the root's core
+#             left to its coordinator), against the 1 MiB bandwidth of the C
 #             ping-pong (scripts/bench/pingpong.c, built with the MPI's own
 #             compiler) measured in the same script run: C and Pmap
 #             launches alternate, ROUNDS (at least 7) pairs, each Pmap launch
@@ -65,28 +97,34 @@
 #             with the order alternating per round; the ratio of the median
 #             per-item times. Aim: <= 1.02.
 #
-# Binding: each case that depends on it runs under the launcher's default
-# binding and under the other one. Open MPI's default binds each rank to a
-# core when there are at most 2 ranks (so on 2 cores each rank is allowed
-# one CPU, NewLocalDomain has 1 worker, GOMAXPROCS starts at 1 and Pmap
-# raises it to 2 for the call) and to a socket beyond that (here: both
-# CPUs); "--bind-to none" allows every rank both CPUs (NewLocalDomain: 2
-# workers, GOMAXPROCS 2, raised to 3 for a hybrid call). MPICH's
-# mpiexec binds nothing by default; "-bind-to core" binds as Open MPI's
-# default does.
+# Binding: every case that depends on it runs under the launcher's default
+# binding and under the other one (remote and payload: default only).
+# Open MPI's default binds each rank to a core when there are at most 2
+# ranks (so on 2 cores each rank is allowed one CPU, NewLocalDomain has 1
+# worker, GOMAXPROCS starts at 1 and Pmap raises it to 2 for the call) and
+# to a socket beyond that (here: both CPUs); "--bind-to none" allows every
+# rank both CPUs (NewLocalDomain: 2 workers, GOMAXPROCS 2, raised to 3 for
+# a hybrid call). MPICH's mpiexec binds nothing by default; "-bind-to core"
+# binds as Open MPI's default does (for 4 ranks on 2 cores: two ranks per
+# core).
 #
 # Usage: scripts/bench-pmap.sh [openmpi|mpich] [ROUNDS] [CASE...]
-#   (defaults: openmpi, 5 rounds, cases cpu skew overhead payload remote hooks)
+#   (defaults: openmpi, 5 rounds, cases cpu fine skew mixed trivial overhead
+#   payload remote hooks)
 # Uses the run-time backend (-tags mpirt) and the MPIABI wrappers built by
-# scripts/build-wrappers.sh. Every launcher run is bounded by timeout.
-# About 2-4 minutes on 2 cores (more when the machine is loaded).
+# scripts/build-wrappers.sh. Every launcher run is bounded by timeout
+# (BENCH_TIMEOUT seconds, default 240); a run that times out is reported as
+# FAILED with exit status 124 and the script goes on.
+# About 10-15 minutes for every case at 5 rounds on 2 cores (more when the
+# machine is loaded); cpu alone about 4 minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mpi="${1:-openmpi}"
 rounds="${2:-5}"
+tmo="${BENCH_TIMEOUT:-240}" # seconds per launcher run
 shift $(( $# > 2 ? 2 : $# ))
 cases=("$@")
-[ ${#cases[@]} -gt 0 ] || cases=(cpu skew overhead payload remote hooks)
+[ ${#cases[@]} -gt 0 ] || cases=(cpu fine skew mixed trivial overhead payload remote hooks)
 eval "$(scripts/build-wrappers.sh)"
 tmp="$(mktemp -d)"
 bin="$tmp/benchpmap"
@@ -106,17 +144,17 @@ run() { # run default|alt RANKS CASE
 	local out="$tmp/out" rc=0
 	case "$mpi" in
 	openmpi)
-		OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 150 \
+		OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout "$tmo" \
 			mpirun --oversubscribe ${bind[@]+"${bind[@]}"} -n "$2" env MPI_RT_LIB="$HATAORI_WRAPPER_OPENMPI" \
 			"$bin" -case "$3" -rounds "$rounds" >"$out" || rc=$? ;;
 	mpich)
-		UCX_HANDLE_ERRORS=none timeout 150 \
+		UCX_HANDLE_ERRORS=none timeout "$tmo" \
 			mpiexec.mpich ${bind[@]+"${bind[@]}"} -n "$2" env MPI_RT_LIB="$HATAORI_WRAPPER_MPICH" \
 			"$bin" -case "$3" -rounds "$rounds" >"$out" || rc=$? ;;
 	esac
 	cat "$out"
 	# The summary lines, labelled with the run.
-	grep -E '^  (cpu|skew|overhead|payload|remote|hooks) ' "$out" | sed "s|^  |[$mpi n=$2 bind=$name] |" >>"$tmp/summary" || true
+	grep -E '^  (cpu|fine|skew|mixed|trivial|overhead|payload|remote|hooks) ' "$out" | sed "s|^  |[$mpi n=$2 bind=$name] |" >>"$tmp/summary" || true
 	if [ "$rc" != 0 ]; then
 		echo "== FAILED: $3 on $2 ranks, binding $name: exit status $rc" | tee -a "$tmp/summary"
 	fi
@@ -128,10 +166,10 @@ launch() {
 	shift
 	case "$mpi" in
 	openmpi)
-		OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 150 \
+		OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout "$tmo" \
 			mpirun --oversubscribe -n "$n" env MPI_RT_LIB="$HATAORI_WRAPPER_OPENMPI" "$@" ;;
 	mpich)
-		UCX_HANDLE_ERRORS=none timeout 150 mpiexec.mpich -n "$n" env MPI_RT_LIB="$HATAORI_WRAPPER_MPICH" "$@" ;;
+		UCX_HANDLE_ERRORS=none timeout "$tmo" mpiexec.mpich -n "$n" env MPI_RT_LIB="$HATAORI_WRAPPER_MPICH" "$@" ;;
 	esac
 }
 
@@ -183,10 +221,23 @@ for c in "${cases[@]}"; do
 	cpu)
 		run default 2 cpu
 		run alt 2 cpu
+		run default 4 cpu
+		run alt 4 cpu
 		run default 1 cpu
 		run alt 1 cpu ;;
+	fine)
+		run default 2 fine
+		run alt 2 fine ;;
 	skew)
-		run default 4 skew ;;
+		run default 4 skew
+		run alt 4 skew ;;
+	mixed)
+		run default 2 mixed
+		run alt 2 mixed
+		run default 4 mixed ;;
+	trivial)
+		run default 2 trivial
+		run alt 2 trivial ;;
 	overhead)
 		run default 2 overhead
 		run alt 2 overhead

@@ -40,19 +40,18 @@ func hooks(e *env) error {
 	type variant struct {
 		name        string
 		dom         *hataori.Domain
-		mode        hataori.LocalMode
 		n           int
 		rootDelay   time.Duration // the root's callback sleeps this long
 		plain, with []float64     // µs/item per round
 		ratios      []float64     // per round: with / plain
 		rootShare   []float64     // per round: the share of the items the root ran (from Stats)
 	}
-	variants := []*variant{{name: "mpi-only", n: n}, {name: "hybrid", dom: d, mode: hataori.Outer, n: n},
+	variants := []*variant{{name: "mpi-only", n: n}, {name: "hybrid", dom: d, n: n},
 		{name: "remote", n: n / 50, rootDelay: 100 * time.Microsecond}}
 	var seen atomic.Int64
 	var share float64
 	run := func(v *variant, on bool) (float64, error) {
-		opts := hataori.Options{BatchSize: 1, Mode: v.mode}
+		opts := hataori.Options{BatchSize: 1}
 		var st hataori.CallStats
 		if on {
 			opts.Stats = &st

@@ -2,33 +2,43 @@
 
 // Command benchpmap measures hataori.Pmap under mpirun and prints, from
 // rank 0, each figure next to a baseline measured in the same run, with
-// the items (and batches) every slot of every rank ran (Options.Stats), and
-// every rank's allowed CPUs and GOMAXPROCS (before and during the call).
-// Each case runs the configurations a user writes from the README:
-// MPI-only (nil domain, Options{}), hybrid (hataori.NewLocalDomain on every
-// rank, Mode Outer) and, for cpu, lanes (lanes.New with one engine per
-// allowed CPU, lanes.PmapLanes).
+// the items and batch sizes every rank and slot ran (Options.Stats:
+// CallStats.Items, Sizes, Busy, Idle), and every rank's allowed CPUs and
+// GOMAXPROCS (before and during the call). Each case runs the
+// configurations a user writes from the README, with a zero Options{}
+// (automatic batch sizes, Mode Auto): MPI-only (nil domain), hybrid
+// (hataori.NewLocalDomain on every rank, the zero Mode) and, for cpu and
+// fine, lanes (lanes.New with one engine per allowed CPU,
+// lanes.PmapLanes); cpu, fine, skew and mixed also run the other batch
+// sizes of -batches (default 1) for comparison, interleaved.
 //
 //	cpu       20,000 CPU-bound items of ~20 µs (a deterministic arithmetic
 //	          loop calibrated once per run on rank 0, the same work on every
-//	          rank), batch 1: efficiency = items × serial cost per item ÷
-//	          cores used ÷ Pmap wall time, the serial cost measured by a
-//	          plain loop on every rank at once right before each call
+//	          rank): efficiency = items × serial cost per item ÷ cores used
+//	          ÷ Pmap wall time, the serial cost measured by a plain loop on
+//	          every rank right before and after each call
+//	fine      the same with 100,000 items of ~2 µs
 //	skew      64 heavy-tailed sleep items: makespan against a zero-overhead
 //	          greedy schedule of the durations the items really slept, in
 //	          the same order, on as many machines as the call had slots; the
 //	          ideal bound; a static contiguous split executed for real
-//	overhead  20,000 trivial items, batch 1 and 64: µs/item next to the MPI
-//	          ping-pong round trip between ranks 0 and 1
-//	payload   1 MiB []float64 results (batch 1, the root's own slots held
-//	          back so results cross ranks): per-result time and bandwidth of
-//	          the whole call and of the remote rank against raw MPI doing the
+//	mixed     ~3,700 heavy-tailed CPU items of 10 µs to 10 ms (2 s in all),
+//	          shuffled: makespan against the greedy schedule of the
+//	          durations each item measured in its callback, on the call's
+//	          slots
+//	trivial   200,000 trivial items: µs/item, hybrid and MPI-only, next to
+//	          the MPI ping-pong round trip and a plain loop
+//	overhead  20,000 trivial items, automatic sizes, batch 1 and 64: µs/item
+//	          next to the MPI ping-pong round trip between ranks 0 and 1
+//	payload   1 MiB []float64 results (the root's own slots held back so
+//	          results cross ranks): per-result time and bandwidth of the
+//	          whole call and of the remote rank against raw MPI doing the
 //	          same work (rank 1 computes a fresh result and sends it, rank 0
 //	          receives it into a fresh slice and keeps it), round by round;
 //	          the transport ceiling (one buffer reused) for context
 //	remote    64 items of ~300 µs returning 1 MiB []float64 on 2 ranks
-//	          (batch 1, nothing held back): the remote rank's result path
-//	          (time per result minus callback time) as a bandwidth, for
+//	          (nothing held back): the remote rank's result path (time per
+//	          result minus callback time) as a bandwidth, for
 //	          scripts/bench-pmap.sh to set against the C ping-pong
 //
 // Run it through scripts/bench-pmap.sh.
@@ -41,8 +51,11 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/hataori/hataori-go/hataori"
 )
@@ -56,14 +69,22 @@ type env struct {
 }
 
 func main() {
-	which := flag.String("case", "all", "cpu, skew, overhead, payload, remote, prefetch, hooks or all")
+	which := flag.String("case", "all", "cpu, fine, skew, mixed, trivial, overhead, payload, remote, prefetch, hooks or all")
 	flag.StringVar(&only, "configs", "", "comma-separated configurations of the cpu case to run (mpi-only, hybrid, lanes); empty: all")
-	flag.IntVar(&cpuBatch, "batch", 1, "cpu case: Options.BatchSize (the issue's figure is batch 1)")
+	batches := flag.String("batches", "0,1", "cpu, fine, skew, mixed: comma-separated Options.BatchSize values to run, interleaved (0: automatic, the zero Options: the figure; the others for comparison)")
 	flag.BoolVar(&cpuPrefetch, "prefetch", false, "cpu case: Options.Prefetch (off by default, as in the issue's figures)")
 	flag.BoolVar(&threads, "threads", false, "cpu case: print every rank's busy threads during each call (CPU time, run-queue wait, times scheduled in; from /proc/self/task/*/schedstat)")
 	flag.IntVar(&rounds, "rounds", 5, "measured rounds per configuration (cpu, skew, overhead, hooks); the median is reported")
 	flag.IntVar(&hooksItems, "hooks-items", hooksItems, "items per call of the hooks case")
 	flag.Parse()
+	cpuBatches = nil
+	for _, f := range strings.Split(*batches, ",") {
+		b, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || b < 0 {
+			fail(fmt.Errorf("-batches: %q is not a batch size", f))
+		}
+		cpuBatches = append(cpuBatches, b)
+	}
 	if _, err := hataori.InitThread(hataori.ThreadFunneled); err != nil {
 		fail(err)
 	}
@@ -79,11 +100,22 @@ func main() {
 	if e.size, err = world.Size(); err != nil {
 		fail(err)
 	}
-	cases := map[string]func(*env) error{"cpu": cpuBound, "skew": skew, "overhead": overhead, "payload": payload, "remote": remote, "prefetch": prefetchGate, "hooks": hooks}
+	cases := map[string]func(*env) error{
+		"cpu":      func(e *env) error { return cpuBound(e, cpuWork20) },
+		"fine":     func(e *env) error { return cpuBound(e, cpuWork2) },
+		"skew":     skew,
+		"mixed":    mixed,
+		"trivial":  trivial,
+		"overhead": overhead,
+		"payload":  payload,
+		"remote":   remote,
+		"prefetch": prefetchGate,
+		"hooks":    hooks,
+	}
 	if _, ok := cases[*which]; !ok && *which != "all" {
 		fail(fmt.Errorf("unknown case %q", *which))
 	}
-	for _, name := range []string{"cpu", "skew", "overhead", "payload", "remote", "prefetch", "hooks"} {
+	for _, name := range []string{"cpu", "fine", "skew", "mixed", "trivial", "overhead", "payload", "remote", "prefetch", "hooks"} {
 		if *which != "all" && *which != name {
 			continue
 		}
@@ -117,8 +149,9 @@ var ctx = context.Background()
 // rounds is the number of measured rounds of each configuration.
 var rounds = 5
 
-// cpuBatch is the cpu case's batch size.
-var cpuBatch = 1
+// cpuBatches are the batch sizes the cpu, fine, skew and mixed cases run
+// (0: automatic, the zero Options).
+var cpuBatches = []int{0, 1}
 
 // cpuPrefetch is the cpu case's Options.Prefetch.
 var cpuPrefetch bool
@@ -241,6 +274,72 @@ func sizesOf(t [][]hataori.BatchSizes) string {
 			fmt.Fprintf(&b, "%d/%d/%d×%d", z.Min, z.Median, z.Max, z.Batches)
 		}
 		b.WriteByte(']')
+	}
+	return b.String()
+}
+
+// rankSizes summarises CallStats.Sizes per rank: the smallest and largest
+// batch of any of its slots, the median of its slots' medians weighted by
+// their batches (the exact median when the rank has one slot), and its
+// batches, as r0 min/median/max×batches.
+func rankSizes(t [][]hataori.BatchSizes) string {
+	var b strings.Builder
+	for r, row := range t {
+		if r > 0 {
+			b.WriteByte(' ')
+		}
+		var n int64
+		lo, hi := 0, 0
+		type med struct {
+			m int
+			w int64
+		}
+		var ms []med
+		for _, z := range row {
+			if z.Batches == 0 {
+				continue
+			}
+			if n == 0 || z.Min < lo {
+				lo = z.Min
+			}
+			hi = max(hi, z.Max)
+			n += z.Batches
+			ms = append(ms, med{z.Median, z.Batches})
+		}
+		slices.SortFunc(ms, func(a, b med) int { return a.m - b.m })
+		m, acc := 0, int64(0)
+		for _, x := range ms {
+			acc += x.w
+			if 2*acc >= n {
+				m = x.m
+				break
+			}
+		}
+		fmt.Fprintf(&b, "r%d %d/%d/%d×%d", r, lo, m, hi, n)
+	}
+	return b.String()
+}
+
+// busyIdleOf formats CallStats.Busy and Idle: per rank, each slot's busy
+// and idle milliseconds.
+func busyIdleOf(st hataori.CallStats) string {
+	var b strings.Builder
+	for r, row := range st.Busy {
+		if r > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "r%d[", r)
+		for s, busy := range row {
+			if s > 0 {
+				b.WriteByte(' ')
+			}
+			var idle time.Duration
+			if r < len(st.Idle) && s < len(st.Idle[r]) {
+				idle = st.Idle[r][s]
+			}
+			fmt.Fprintf(&b, "%.0f/%.0f", ms(busy), ms(idle))
+		}
+		b.WriteString("]ms")
 	}
 	return b.String()
 }

@@ -47,10 +47,10 @@ func checkResult(v []float64, x int) error {
 //   - raw: rank 1 computes each result (allocates a fresh 1 MiB []float64
 //     and writes every element) and sends it; rank 0 receives each into a
 //     fresh []float64 and keeps them all, as Pmap's result table does;
-//   - Pmap: the same results, computed by the callback, batch size 1, in
+//   - Pmap: the same results, computed by the callback, the zero Options, in
 //     the two user configurations: MPI-only (nil domain on every rank: one
 //     slot per rank, on a helper goroutine) and hybrid (NewLocalDomain on
-//     every rank, Mode Outer: one slot per worker). The root's own slots
+//     every rank, the zero Mode: one slot per worker). The root's own slots
 //     hold their first item until the expected end of the remote work, so
 //     that results cross ranks. With several remote slots the remote
 //     rank's time per result is its throughput (results overlap).
@@ -78,14 +78,13 @@ func payload(e *env) error {
 	variants := []struct {
 		name  string
 		dom   *hataori.Domain // nil: MPI-only on every rank
-		mode  hataori.LocalMode
-		items [][]int64     // the last round's items per rank and slot
-		est   time.Duration // expected remote time per result
-		eff   []float64     // per-round ratios to raw
+		items [][]int64       // the last round's items per rank and slot
+		est   time.Duration   // expected remote time per result
+		eff   []float64       // per-round ratios to raw
 		lane  []float64
 	}{
-		{name: "MPI-only", dom: nil, mode: hataori.Sequential},
-		{name: "hybrid", dom: d, mode: hataori.Outer},
+		{name: "MPI-only", dom: nil},
+		{name: "hybrid", dom: d},
 	}
 	// Warm-up calls: the first estimate of the remote time per result is
 	// the raw one, doubled.
@@ -96,7 +95,7 @@ func payload(e *env) error {
 	for i := range variants {
 		v := &variants[i]
 		v.est = 2 * rawPer
-		if _, lane, err := pmapPayload(e, v.dom, v.mode, v.est); err != nil {
+		if _, lane, err := pmapPayload(e, v.dom, v.est); err != nil {
 			return err
 		} else if lane > 0 {
 			v.est = min(lane, 4*rawPer)
@@ -110,7 +109,7 @@ func payload(e *env) error {
 		e.printf("  round %d: raw %4.0f µs/result (%5.0f MB/s)\n", round, us(rawPer), mbps(rawPer))
 		for i := range variants {
 			v := &variants[i]
-			m, lane, err := pmapPayload(e, v.dom, v.mode, v.est)
+			m, lane, err := pmapPayload(e, v.dom, v.est)
 			if err != nil {
 				return err
 			}
@@ -211,7 +210,7 @@ type pmapRun struct {
 // result, shared by the remote ranks), and returns the call's figures with
 // the remote ranks' mean steady-state time per result (0 if no remote rank
 // ran two items).
-func pmapPayload(e *env, d *hataori.Domain, mode hataori.LocalMode, est time.Duration) (pmapRun, time.Duration, error) {
+func pmapPayload(e *env, d *hataori.Domain, est time.Duration) (pmapRun, time.Duration, error) {
 	runtime.GC()
 	var local atomic.Int64 // items the root computed itself
 	var first, last, calls atomic.Int64
@@ -227,7 +226,7 @@ func pmapPayload(e *env, d *hataori.Domain, mode hataori.LocalMode, est time.Dur
 	// figures stay honest.
 	until := start.Add(est * (payloadN - 1) / time.Duration(e.size-1))
 	var st hataori.CallStats
-	out, err := hataori.Pmap(ctx, e.world, d, hataori.Options{Mode: mode, Stats: &st}, e.items(payloadN), func(x int) ([]float64, error) {
+	out, err := hataori.Pmap(ctx, e.world, d, hataori.Options{Stats: &st}, e.items(payloadN), func(x int) ([]float64, error) {
 		if e.rank == 0 {
 			time.Sleep(time.Until(until))
 			local.Add(1)

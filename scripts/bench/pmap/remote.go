@@ -46,7 +46,6 @@ func remote(e *env) error {
 	variants := []struct {
 		name  string
 		dom   *hataori.Domain
-		mode  hataori.LocalMode
 		sleep bool      // the callback sleeps instead of spinning after filling its result
 		path  []float64 // µs per result, per round
 		lane  []float64
@@ -54,9 +53,9 @@ func remote(e *env) error {
 		wall  []float64
 		items [][]int64
 	}{
-		{name: "mpi-only", mode: hataori.Sequential},
-		{name: "hybrid", dom: d, mode: hataori.Outer},
-		{name: "mpi-only/sleep", mode: hataori.Sequential, sleep: true},
+		{name: "mpi-only"},
+		{name: "hybrid", dom: d},
+		{name: "mpi-only/sleep", sleep: true},
 	}
 	for round := 0; round <= rounds; round++ { // round 0 is a warm-up
 		for i := range variants {
@@ -68,7 +67,7 @@ func remote(e *env) error {
 			}
 			start := time.Now()
 			var st hataori.CallStats
-			out, err := hataori.Pmap(ctx, e.world, v.dom, hataori.Options{Mode: v.mode, Stats: &st}, e.items(remoteN), func(x int) ([]float64, error) {
+			out, err := hataori.Pmap(ctx, e.world, v.dom, hataori.Options{Stats: &st}, e.items(remoteN), func(x int) ([]float64, error) {
 				t0 := time.Now()
 				r := result(x)
 				if v.sleep {

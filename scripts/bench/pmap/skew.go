@@ -43,19 +43,21 @@ func greedy(ds []time.Duration, lanes int) time.Duration {
 
 // skewVariant is one configuration of the skew case.
 type skewVariant struct {
-	name string
-	dom  *hataori.Domain
-	mode hataori.LocalMode
+	name  string
+	dom   *hataori.Domain
+	batch int // Options.BatchSize (0: automatic, the zero Options)
 	// per round
 	vsGreedy, vsIdeal, static []float64     // static: static split / Pmap
 	pmapT                     time.Duration // this round's call
-	lastItems                 [][]int64
+	last                      hataori.CallStats
 	slots                     int
 }
 
-// skew runs the heavy-tailed sleep items, batch 1, in the two user
-// configurations (MPI-only: nil domain on every rank; hybrid:
-// NewLocalDomain on every rank, Mode Outer), rounds times, each round
+// skew runs the heavy-tailed sleep items in the two user configurations
+// (MPI-only: nil domain on every rank; hybrid: NewLocalDomain on every
+// rank), with the zero Options (automatic batch sizes, Mode Auto: the
+// figure) and every other batch size of -batches (for comparison),
+// rounds times, each round
 // also executing the static contiguous split over the ranks for real.
 // Every slot is a machine: the zero-overhead greedy schedule (list
 // scheduling in input order onto the first free machine, as Pmap deals)
@@ -69,15 +71,15 @@ func skew(e *env) error {
 		total += d
 		longest = max(longest, d)
 	}
-	d, err := e.openDomain(fmt.Sprintf("skew (%d items, batch 1, %d ranks, %d rounds): total %v, longest %v", len(ds), e.size, rounds,
+	d, err := e.openDomain(fmt.Sprintf("skew (%d items, batch sizes %v (auto: the zero Options), %d ranks, %d rounds): total %v, longest %v", len(ds), cpuBatches, e.size, rounds,
 		total.Round(time.Millisecond), longest.Round(time.Millisecond)))
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	variants := []*skewVariant{
-		{name: "mpi-only", mode: hataori.Sequential},
-		{name: "hybrid", dom: d, mode: hataori.Outer},
+	var variants []*skewVariant
+	for _, b := range cpuBatches {
+		variants = append(variants, &skewVariant{name: "mpi-only", batch: b}, &skewVariant{name: "hybrid", dom: d, batch: b})
 	}
 	var staticRuns []time.Duration
 	for round := 1; round <= rounds; round++ {
@@ -89,7 +91,7 @@ func skew(e *env) error {
 			start := time.Now()
 			// Each item returns when it started and ended (wall clock:
 			// every rank runs on this host) and how long it slept.
-			spans, err := hataori.Pmap(ctx, e.world, v.dom, hataori.Options{Mode: v.mode, Stats: &st}, e.items(len(ds)),
+			spans, err := hataori.Pmap(ctx, e.world, v.dom, hataori.Options{BatchSize: v.batch, Stats: &st}, e.items(len(ds)),
 				func(i int) ([2]int64, error) {
 					t0 := time.Now()
 					time.Sleep(ds[i])
@@ -103,7 +105,7 @@ func skew(e *env) error {
 				continue
 			}
 			v.slots = totalSlots(st)
-			v.lastItems = st.Items
+			v.last = st
 			actual := make([]time.Duration, len(spans))
 			var real time.Duration
 			var lastEnd, lastStart time.Duration
@@ -119,10 +121,10 @@ func skew(e *env) error {
 			idealReal := max(real/time.Duration(v.slots), slices.Max(actual))
 			v.vsGreedy = append(v.vsGreedy, ratio(pmapT, greedyReal))
 			v.vsIdeal = append(v.vsIdeal, ratio(pmapT, idealReal))
-			e.printf("  round %d %-8s Pmap %v; greedy on %d machines (= total slots) over the slept durations %v: Pmap/greedy %.3f; Pmap/ideal %.3f; first item started at %v, last at %v; last item ended at %v, %v before the return; items %s\n",
-				round, v.name, pmapT.Round(time.Millisecond), v.slots, greedyReal.Round(time.Millisecond),
+			e.printf("  round %d %-8s %-4s Pmap %v; greedy on %d machines (= total slots) over the slept durations %v: Pmap/greedy %.3f; Pmap/ideal %.3f; first item started at %v, last at %v; last item ended at %v, %v before the return; items per rank %v, per slot %s; batch sizes per rank %s, per slot %s; slots busy/idle %s\n",
+				round, v.name, batchName(v.batch), pmapT.Round(time.Millisecond), v.slots, greedyReal.Round(time.Millisecond),
 				ratio(pmapT, greedyReal), ratio(pmapT, idealReal), firstStart.Round(100*time.Microsecond), lastStart.Round(time.Millisecond), lastEnd.Round(time.Millisecond),
-				(pmapT - lastEnd).Round(100*time.Microsecond), slotsOf(st.Items))
+				(pmapT - lastEnd).Round(100*time.Microsecond), rankTotals(st), slotsOf(st.Items), rankSizes(st.Sizes), sizesOf(st.Sizes), busyIdleOf(st))
 			v.pmapT = pmapT
 		}
 
@@ -160,9 +162,13 @@ func skew(e *env) error {
 	e.printf("  static split: %v by the model, median %v measured\n", staticModel.Round(time.Millisecond),
 		stats.Median(staticRuns).Round(time.Millisecond))
 	for _, v := range variants {
-		e.printf("  skew %-8s %d ranks, %d slots = greedy machines: median Pmap/greedy(slept durations, %d machines) %.3f (min %.3f, max %.3f; aim <= 1.08), Pmap/ideal %.3f, static/Pmap %.2fx (aim >= 1.30); items (last round) %s\n",
-			v.name, e.size, v.slots, v.slots, median(v.vsGreedy), slices.Min(v.vsGreedy), slices.Max(v.vsGreedy),
-			median(v.vsIdeal), median(v.static), slotsOf(v.lastItems))
+		aim := "comparison for auto, no aim"
+		if v.batch == 0 {
+			aim = "aim <= 1.03: " + met(median(v.vsGreedy) <= 1.03)
+		}
+		e.printf("  skew %-8s %-4s %d ranks, %d slots = greedy machines: median Pmap/greedy(slept durations, %d machines) %.3f (min %.3f, max %.3f; %s), Pmap/ideal %.3f, static/Pmap %.2fx (aim >= 1.30); items per rank (last round) %v, per slot %s; batch sizes per rank min/median/max×batches (last round) %s\n",
+			v.name, batchName(v.batch), e.size, v.slots, v.slots, median(v.vsGreedy), slices.Min(v.vsGreedy), slices.Max(v.vsGreedy), aim,
+			median(v.vsIdeal), median(v.static), rankTotals(v.last), slotsOf(v.last.Items), rankSizes(v.last.Sizes))
 	}
 	return nil
 }

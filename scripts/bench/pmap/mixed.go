@@ -1,0 +1,148 @@
+//go:build mpirt || mpicgo
+
+package main
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/hataori/hataori-go/hataori"
+)
+
+const (
+	mixedTotal  = 2 * time.Second        // nominal CPU time of the items, in all
+	mixedMin    = 10 * time.Microsecond  // the cheapest item
+	mixedMax    = 10 * time.Millisecond  // the dearest item
+	mixedMedian = 150 * time.Microsecond // the lognormal's median
+	mixedSigma  = 1.6                    // the lognormal's sigma
+)
+
+// mixedCosts returns the mixed workload's nominal CPU costs: a lognormal
+// (median mixedMedian, sigma mixedSigma) from a fixed seed, clamped to
+// [mixedMin, mixedMax], drawn until they sum to mixedTotal. The draws are
+// independent, so the input is shuffled: heavy items come anywhere, the
+// last ones too. With these parameters: about 3,700 items, a mean near
+// 0.5 ms, some 15 items at the 10 ms clamp.
+func mixedCosts() []time.Duration {
+	rng := rand.New(rand.NewPCG(20, 5))
+	var out []time.Duration
+	var sum time.Duration
+	for sum < mixedTotal {
+		d := time.Duration(float64(mixedMedian) * math.Exp(mixedSigma*rng.NormFloat64()))
+		d = min(max(d, mixedMin), mixedMax)
+		out = append(out, d)
+		sum += d
+	}
+	return out
+}
+
+// mixedVariant is one configuration of the mixed case.
+type mixedVariant struct {
+	name              string
+	dom               *hataori.Domain
+	batch             int
+	vsGreedy, vsIdeal []float64 // per round
+	inflation         []float64 // per round: measured ÷ nominal total
+	last              hataori.CallStats
+	slots             int
+}
+
+// mixed runs CPU-bound items of 10 µs to 10 ms (mixedCosts: heavy-tailed,
+// shuffled, about 2 s of CPU in all; each item spins k·cost/20 µs rounds
+// of spin, k calibrated once on rank 0) in the two user configurations
+// (MPI-only: nil domain; hybrid: NewLocalDomain on every rank, the zero
+// Mode), with the zero Options (the figure) and every other batch size of
+// -batches (for comparison), rounds times, interleaved. The baseline is
+// greedy: each item measures its own duration in its callback (wall
+// clock, first to last instruction of the item: what the item took where
+// it ran, time-sharing of its core included), and greedy is the
+// zero-overhead list schedule of those measured durations, in input
+// order, each onto the first free of as many machines as the call had
+// slots (the sum over the ranks, CallStats), as in the skew case. The
+// figure is Pmap's wall time ÷ greedy (aim <= 1.05); also printed: ÷ the
+// ideal bound max(sum/slots, longest), and the measured total ÷ the
+// nominal one (above 1: the items' cores were shared, with the
+// coordinators or with neighbours).
+func mixed(e *env) error {
+	costs := mixedCosts()
+	kk := uint64(0)
+	if e.rank == 0 {
+		kk = uint64(calibrate(20 * time.Microsecond))
+	}
+	kk, err := e.bcastUint64(kk)
+	if err != nil {
+		return err
+	}
+	k20 := float64(kk)
+	ks := make([]int, len(costs))
+	var total time.Duration
+	for i, c := range costs {
+		ks[i] = max(1, int(k20*float64(c)/float64(20*time.Microsecond)))
+		total += c
+	}
+	d, err := e.openDomain(fmt.Sprintf("mixed (%d CPU items of %v to %v, lognormal median %v sigma %.1f, shuffled, nominal total %v, longest %v; batch sizes %v (auto: the zero Options), %d ranks, %d rounds)",
+		len(costs), mixedMin, mixedMax, mixedMedian, mixedSigma, total.Round(time.Millisecond), slices.Max(costs), cpuBatches, e.size, rounds))
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	var variants []*mixedVariant
+	for _, b := range cpuBatches {
+		variants = append(variants, &mixedVariant{name: "mpi-only", batch: b}, &mixedVariant{name: "hybrid", dom: d, batch: b})
+	}
+	for round := 0; round <= rounds; round++ { // round 0 is a warm-up
+		for j := range variants {
+			v := variants[(j+round)%len(variants)]
+			if err := e.world.Barrier(); err != nil {
+				return err
+			}
+			var st hataori.CallStats
+			start := time.Now()
+			out, err := hataori.Pmap(ctx, e.world, v.dom, hataori.Options{BatchSize: v.batch, Stats: &st}, e.items(len(costs)),
+				func(i int) ([2]uint64, error) {
+					t0 := time.Now()
+					h := spin(ks[i], uint64(i))
+					return [2]uint64{uint64(time.Since(t0)), h}, nil
+				})
+			if err != nil {
+				return fmt.Errorf("%s: %w", v.name, err)
+			}
+			pmapT := time.Since(start)
+			if round == 0 || e.rank != 0 {
+				continue
+			}
+			v.slots = totalSlots(st)
+			v.last = st
+			actual := make([]time.Duration, len(out))
+			var sum time.Duration
+			for i, o := range out {
+				actual[i] = time.Duration(o[0])
+				sum += actual[i]
+			}
+			g := greedy(actual, v.slots)
+			ideal := max(sum/time.Duration(v.slots), slices.Max(actual))
+			v.vsGreedy = append(v.vsGreedy, ratio(pmapT, g))
+			v.vsIdeal = append(v.vsIdeal, ratio(pmapT, ideal))
+			v.inflation = append(v.inflation, ratio(sum, total))
+			e.printf("  round %d %-8s %-4s Pmap %v; greedy on %d machines over the measured durations (sum %v) %v: Pmap/greedy %.3f, Pmap/ideal %.3f; items per rank %v, per slot %s; batch sizes per rank %s, per slot %s; slots busy/idle %s\n",
+				round, v.name, batchName(v.batch), pmapT.Round(time.Millisecond), v.slots, sum.Round(time.Millisecond), g.Round(time.Millisecond),
+				ratio(pmapT, g), ratio(pmapT, ideal), rankTotals(st), slotsOf(st.Items), rankSizes(st.Sizes), sizesOf(st.Sizes), busyIdleOf(st))
+		}
+	}
+	if e.rank != 0 {
+		return nil
+	}
+	for _, v := range variants {
+		aim := "comparison for auto, no aim"
+		if v.batch == 0 {
+			aim = "aim <= 1.05: " + met(median(v.vsGreedy) <= 1.05)
+		}
+		e.printf("  mixed %-8s %-4s %d ranks, %d slots = greedy machines: median Pmap/greedy(measured durations) %.3f (min %.3f, max %.3f; %s), Pmap/ideal %.3f; measured/nominal CPU %.2f; items per rank (last round) %v; batch sizes per rank min/median/max×batches (last round) %s\n",
+			v.name, batchName(v.batch), e.size, v.slots, median(v.vsGreedy), slices.Min(v.vsGreedy), slices.Max(v.vsGreedy), aim,
+			median(v.vsIdeal), median(v.inflation), rankTotals(v.last), rankSizes(v.last.Sizes))
+	}
+	return nil
+}
