@@ -91,10 +91,15 @@ type ErrorPolicy uint8
 
 const (
 	// FailFast, the default: after the first failing item no new batch is
-	// handed out, every running batch stops before its next item (the
-	// items it skipped count as canceled), and every rank returns the
-	// error of the lowest failing index among the items that ran; no
-	// results are returned.
+	// handed out, and every running batch stops before its next item above
+	// the lowest failing index known (the items it skipped count as
+	// canceled; the items below it still run, since one of them could fail
+	// lower); every rank returns the error of the lowest failing index, as
+	// if every dealt batch had run, whenever each failure became known. No
+	// results are returned. The callbacks' context (see [PmapContext]) is
+	// cancelled at the first failure all the same: a callback that
+	// returns early on it ends its item as canceled, which never wins (so
+	// the rule is exact for callbacks that do not).
 	FailFast ErrorPolicy = iota
 	// CollectAll: every item runs (a batch no longer stops at its first
 	// failing item). The root returns the whole
@@ -142,8 +147,9 @@ func (p ErrorPolicy) valid() bool { return p <= CollectAll }
 // Errors are *[PmapError], and every rank returns the same one. A failing
 // entry check returns a [KindPreflight] error before any item runs. Under
 // the default [FailFast] policy, after a failing item no new batch is
-// handed out, running batches stop before their next item, and the error
-// of the lowest failing index among the items that ran wins; under
+// handed out, running batches stop before their next item above the
+// lowest failing index known, and the error of the lowest failing index
+// wins, as if every dealt batch had run; under
 // [CollectAll] every item runs and the root also gets every successful
 // result. A rank whose ctx ends during the call makes every rank return a
 // [KindCanceled] error, and running batches stop before their next item
