@@ -438,6 +438,8 @@ func (r *remoteLoop[T, U]) evalTask(s int, j remoteJob, scratch []byte) (res slo
 		return r.decodeFault(res, j, indices, err, scratch)
 	}
 	out := make([]U, len(items))
+	// A TASK's indices are its batch's range (taskFrame), so item p is
+	// index indices[0]+p.
 	o, fine := evalBatch(r.c.cctx, r.c.f, s, indices[0], items, out, r.c.stopRule(), r.c.pan)
 	if !fine {
 		return res, false

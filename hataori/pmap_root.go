@@ -824,8 +824,9 @@ func (r *rootLoop[T, U]) onResult(from, s int, h wire.Header, payload []byte, rt
 // batch's first index (or less), which is the key the sending rank
 // reports. A fault of kind KindCanceled is a consequence of the stop, not
 // a failure, and lowers nothing. A fault that does not decode, or names
-// an index past the batch, is noted at the batch's last index: no higher
-// than the key its rank reports, so no item that could win is skipped.
+// an index past the batch, is noted at the batch's last index, which is
+// no lower than the key its rank reports (a fault of the batch lies in
+// it), so no item that could still win is skipped.
 func (r *rootLoop[T, U]) noteRemoteFault(pinned sched.Batch, rest []byte) {
 	last := int64(pinned.End() - 1)
 	f, err := wire.DecodeValue[wireFault](rest)

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/hataori/hataori-go/hataori/internal/wire"
 )
 
 // TestEvalBatchStopsBetweenItems checks that a batch stops before its next
@@ -172,6 +174,27 @@ func TestEvalBatchLowestFailingIndex(t *testing.T) {
 	}
 	if low.lower(20) || !low.lower(-1) || low.load() != haltAll {
 		t.Fatal("failIndex.lower does not keep the lowest value")
+	}
+}
+
+// TestCancelFrame checks CANCEL's payload (wire version 5): the index it
+// carries, haltAll, and the payloads refused.
+func TestCancelFrame(t *testing.T) {
+	for _, v := range []int64{0, 17, haltAll, noFailure - 1} {
+		buf := cancelFrame(v)
+		h, err := wire.ParseHeader(buf)
+		if err != nil || h.Kind != wire.KindCancel || h.Len != 8 || h.Version != wire.Version {
+			t.Fatalf("CANCEL(%d): %+v %v", v, h, err)
+		}
+		if got, err := parseCancel(buf[wire.HeaderSize:]); err != nil || got != v {
+			t.Fatalf("CANCEL(%d) parses as %d, %v", v, got, err)
+		}
+	}
+	if _, err := parseCancel(nil); !errors.Is(err, &wire.Error{Kind: wire.ErrLength}) {
+		t.Fatalf("empty CANCEL (version 4): %v", err)
+	}
+	if _, err := parseCancel(cancelFrame(-2)[wire.HeaderSize:]); !errors.Is(err, &wire.Error{Kind: wire.ErrDecode}) {
+		t.Fatalf("CANCEL(-2): %v", err)
 	}
 }
 
