@@ -74,7 +74,8 @@ func run(mpi bool) error {
 		rootItems = hataori.Some(items)
 	}
 	var stats hataori.CallStats // filled on the root only
-	opts := hataori.Options{Stats: &stats} // root 0, every worker of d, automatic batch sizes
+	// Root 0, every worker of d, automatic batch sizes:
+	opts := hataori.Options{Stats: &stats}
 	out, err := hataori.Pmap(ctx, world, d, opts, rootItems, square)
 	if err != nil {
 		return err // the same *hataori.PmapError on every rank
