@@ -250,11 +250,6 @@ func readyFrame(status uint8, s, slots int) []byte {
 	return withSlot(sealFrame(make([]byte, wire.HeaderSize), wire.Header{Kind: wire.KindReady, Status: status}, slots), s)
 }
 
-// emptyFrame builds an empty READY or DRAIN.
-func emptyFrame(kind wire.Kind, status uint8) []byte {
-	return sealFrame(make([]byte, wire.HeaderSize), wire.Header{Kind: kind, Status: status}, 0)
-}
-
 // cancelFrame builds CANCEL carrying low, the lowest failing index the
 // sender knows (haltAll: a call-level stop).
 func cancelFrame(low int64) []byte {

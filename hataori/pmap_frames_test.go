@@ -89,3 +89,8 @@ func TestSplitIndicesRejectsBadPayloads(t *testing.T) {
 		t.Fatalf("huge count: %v", err)
 	}
 }
+
+// emptyFrame builds an empty READY or DRAIN.
+func emptyFrame(kind wire.Kind, status uint8) []byte {
+	return sealFrame(make([]byte, wire.HeaderSize), wire.Header{Kind: kind, Status: status}, 0)
+}

@@ -52,6 +52,14 @@ type remoteLoop[T, U any] struct {
 	firstCanceled *remoteFault // FailFast: the first item that failed with the call's cancellation
 	scratch       []byte       // the last RESULT's memory (inline mode)
 	meters        []slotMeter
+	sending       []sentResult // RESULTs whose nonblocking send has not completed
+}
+
+// sentResult is a RESULT on its way to the root: its frame is MPI's until
+// the send completes, then it goes back for reuse.
+type sentResult struct {
+	snd   coll.Sending
+	frame []byte
 }
 
 // remoteJob is one TASK for a logical slot; payload is owned by the job.
@@ -113,6 +121,7 @@ func runRemote[T, U any](c *call[T, U], slots int, start func(serve func(int))) 
 	}
 	r.sendFirstReady()
 	r.loop()
+	r.awaitSends()
 	step(r.k, r.w.SendDrain())
 	r.send(drainFrame(drainStats(time.Since(c.t0), r.meters)))
 	if r.ctxEnded {
@@ -245,6 +254,9 @@ func (r *remoteLoop[T, U]) loop() {
 			r.finish(<-r.results)
 			progressed = true
 		}
+		if r.reapSends() {
+			progressed = true
+		}
 		if r.pollRoot() {
 			progressed = true
 		}
@@ -256,11 +268,13 @@ func (r *remoteLoop[T, U]) loop() {
 		switch {
 		case !r.kicks:
 			b.Wait(r.c.spare || r.held == 0, ready, r.c.pan.wake)
-		case r.held >= r.execSlots:
+		case r.held >= r.execSlots && len(r.sending) == 0:
 			// Every executor slot holds a batch: only a CANCEL, a
 			// prefetched TASK or the prefetch slot's STOP can arrive,
 			// none of them urgent while every slot computes, so wait
-			// for a slot to finish (or BusyWait).
+			// for a slot to finish (or BusyWait). A RESULT still on its
+			// way needs this rank's MPI progress: the back-off below
+			// keeps testing it.
 			debugKickWait()
 			r.resultKick.Wait(seen, coll.BusyWait)
 		default:
@@ -269,19 +283,68 @@ func (r *remoteLoop[T, U]) loop() {
 	}
 }
 
-// finish sends a slot's RESULT, records its error, and sends its READY.
+// finish starts sending a slot's RESULT, records its error, and sends its
+// READY. The RESULT goes out without waiting for the root to receive it
+// (reapSends returns its memory once it has): the root may at the same
+// moment be sending this rank a TASK, and two blocking sends of frames
+// above the MPI's eager limit would each wait for the other's receive. MPI
+// keeps the order of one sender's messages, so the READY still follows the
+// RESULT.
 func (r *remoteLoop[T, U]) finish(res slotResult) {
-	r.send(res.frame) // a blocking send: the frame's memory is free when it returns
-	select {
-	case r.free <- res.frame:
-	default:
+	snd, err := r.k.StartFrame(r.c.root, tagPmap, res.frame)
+	if err != nil {
+		r.k.AbortTransport(err)
 	}
+	r.sending = append(r.sending, sentResult{snd: snd, frame: res.frame})
 	step(r.k, r.w.SendResult(res.slot))
 	r.held--
 	for _, f := range res.faults {
 		r.record(f)
 	}
 	r.sendReady(res.slot)
+}
+
+// reapSends completes the RESULT sends that MPI has finished, returning
+// their frames for reuse, and reports whether any did.
+func (r *remoteLoop[T, U]) reapSends() bool {
+	n := 0
+	for _, p := range r.sending {
+		done, err := p.snd.Done()
+		if err != nil {
+			r.k.AbortTransport(err)
+		}
+		if !done {
+			r.sending[n] = p
+			n++
+			continue
+		}
+		if r.c.inline && r.scratch == nil {
+			r.scratch = p.frame
+			continue
+		}
+		select {
+		case r.free <- p.frame:
+		default:
+		}
+	}
+	reaped := n < len(r.sending)
+	clear(r.sending[n:])
+	r.sending = r.sending[:n]
+	return reaped
+}
+
+// awaitSends waits until every RESULT send has completed (the root is
+// receiving: it waits for this rank's DRAIN), so that no frame outlives
+// the call.
+func (r *remoteLoop[T, U]) awaitSends() {
+	var b coll.Backoff
+	for len(r.sending) > 0 {
+		if r.reapSends() {
+			b.Reset()
+			continue
+		}
+		b.Wait(true, nil, nil)
+	}
 }
 
 // record reports one fault of a RESULT just sent.
@@ -370,7 +433,7 @@ func (r *remoteLoop[T, U]) pollRoot() bool {
 		if !ok {
 			r.c.pan.check(r.k)
 		}
-		r.scratch = res.frame
+		r.scratch = nil // MPI's until its send completes (reapSends)
 		r.finish(res)
 	default:
 		r.k.AbortProtocol(fmt.Sprintf("%v in reply to READY", h.Kind))

@@ -17,11 +17,42 @@ import (
 // its payload) to dest as one message. A frame longer than wire.MaxBytes is
 // a *wire.Error and nothing is sent; any other error is an MPI failure.
 func (k *Coll) SendFrame(dest, tag int, buf []byte) error {
-	if int64(len(buf)) > wire.MaxBytes || len(buf) < wire.HeaderSize {
-		return &wire.Error{Kind: wire.ErrLength, Detail: fmt.Sprintf("frame of %d bytes outside [%d, %d]", len(buf), wire.HeaderSize, wire.MaxBytes)}
+	if err := checkFrameLen(buf); err != nil {
+		return err
 	}
 	return mpi.Send(k.Comm, buf, dest, tag)
 }
+
+// checkFrameLen refuses a frame longer than wire.MaxBytes or shorter than
+// its header.
+func checkFrameLen(buf []byte) error {
+	if int64(len(buf)) > wire.MaxBytes || len(buf) < wire.HeaderSize {
+		return &wire.Error{Kind: wire.ErrLength, Detail: fmt.Sprintf("frame of %d bytes outside [%d, %d]", len(buf), wire.HeaderSize, wire.MaxBytes)}
+	}
+	return nil
+}
+
+// Sending is a frame on its way out: a nonblocking send started by
+// StartFrame. Its frame must stay referenced and unmodified until Done
+// reports true.
+type Sending struct{ req mpi.Request }
+
+// StartFrame starts sending buf (a frame, as for SendFrame) to dest
+// without waiting for a matching receive: a coordinator that must keep
+// receiving while its frame travels (two ranks whose frames exceed the
+// MPI's eager limit and that send to each other at once would otherwise
+// both wait in MPI_Send for ever) starts it here and tests it with Done.
+func (k *Coll) StartFrame(dest, tag int, buf []byte) (Sending, error) {
+	if err := checkFrameLen(buf); err != nil {
+		return Sending{}, err
+	}
+	r, err := mpi.Isend(k.Comm, buf, dest, tag)
+	return Sending{req: r}, err
+}
+
+// Done reports whether the send has completed (driving MPI's progress);
+// once it has, the frame's memory is the caller's again.
+func (s *Sending) Done() (bool, error) { return mpi.Test(&s.req) }
 
 // RecvFrame receives the next frame from src (a rank, or mpi.AnySource())
 // with tag. It probes the message, checks its size, receives it whole (so

@@ -22,6 +22,7 @@ import "C"
 import (
 	"errors"
 	"os"
+	"runtime"
 	"time"
 	"unsafe"
 )
@@ -277,8 +278,9 @@ func Polite() (reduce, dup bool) { return true, LinkedMPI() != "openmpi" }
 // (request and buffers) and where Test delivers the result on completion.
 type pendingOp struct {
 	op     *C.hataori_op
-	out    []int64 // IallreduceMinInt64s: receives the minimum
-	newDup *Handle // Idup: receives the duplicate
+	out    []int64        // IallreduceMinInt64s: receives the minimum
+	newDup *Handle        // Idup: receives the duplicate
+	pin    runtime.Pinner // Isend: pins the Go buffer MPI reads until completion
 }
 
 // pending maps a Request (the address of its C state) to its pendingOp.
@@ -345,6 +347,28 @@ func Idup(c Handle, out *Handle) (Request, error) {
 	return start("MPI_Comm_idup", &pendingOp{op: op, newDup: out}, C.hataori_op_idup(op, C.uintptr_t(c)))
 }
 
+// Isend starts sending buf to dest with tag; complete it with Test. buf is
+// Go memory: it is pinned (runtime.Pinner, which lets C keep the pointer)
+// until Test reports completion, and the caller must not modify it before.
+func Isend(c Handle, buf []byte, dest, tag int) (Request, error) {
+	assertMain("MPI_Isend")
+	p, n, err := bufPtr("MPI_Isend", buf)
+	if err != nil {
+		return 0, err
+	}
+	op, err := newOp("MPI_Isend", 0)
+	if err != nil {
+		return 0, err
+	}
+	po := &pendingOp{op: op}
+	po.pin.Pin(p)
+	r, err := start("MPI_Isend", po, C.hataori_op_isend(op, p, n, C.int(dest), C.int(tag), C.uintptr_t(c)))
+	if err != nil {
+		po.pin.Unpin()
+	}
+	return r, err
+}
+
 // Test reports whether *r has completed, driving MPI's progress; on
 // completion it delivers the result (the reduction's minimum, the
 // duplicate), frees the request's C state and sets *r to 0.
@@ -367,6 +391,7 @@ func Test(r *Request) (bool, error) {
 	if p.newDup != nil {
 		*p.newDup = Handle(C.hataori_op_comm(p.op))
 	}
+	p.pin.Unpin()
 	delete(pending, *r)
 	C.hataori_op_free(p.op)
 	*r = 0

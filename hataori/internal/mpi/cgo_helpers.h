@@ -166,6 +166,12 @@ static int hataori_op_idup(hataori_op *op, uintptr_t c) {
 	return MPI_Comm_idup(HATAORI_COMM(c), &op->comm, &op->req);
 }
 
+// hataori_op_isend starts a send of n bytes at buf, Go memory that the
+// caller pins (runtime.Pinner) until the request completes.
+static int hataori_op_isend(hataori_op *op, void *buf, int n, int dest, int tag, uintptr_t c) {
+	return MPI_Isend(buf, n, MPI_BYTE, dest, tag, HATAORI_COMM(c), &op->req);
+}
+
 static int hataori_op_test(hataori_op *op, int *done) {
 	*done = 0;
 	return MPI_Test(&op->req, done, MPI_STATUS_IGNORE);

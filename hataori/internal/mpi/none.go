@@ -97,3 +97,6 @@ func Idup(Handle, *Handle) (Request, error) { return 0, ErrNoBackend }
 
 // Test is not available (Polite reports false).
 func Test(*Request) (bool, error) { return false, ErrNoBackend }
+
+// Isend reports ErrNoBackend.
+func Isend(Handle, []byte, int, int) (Request, error) { return 0, ErrNoBackend }

@@ -447,6 +447,23 @@ func IallreduceMinInt64s(c Handle, in, out []int64) (Request, error) {
 	return Request(r), wrap(err)
 }
 
+// Isend starts sending buf to dest with tag; complete it with Test. buf
+// must be heap memory that the caller keeps referenced and unmodified until
+// Test reports completion.
+func Isend(c Handle, buf []byte, dest, tag int) (Request, error) {
+	l, err := get()
+	if err != nil {
+		return 0, err
+	}
+	assertMain("MPI_Isend")
+	p, n, err := bufPtr("MPI_Isend", buf)
+	if err != nil {
+		return 0, err
+	}
+	r, err := l.Isend(p, n, l.Byte, dest, tag, mpiabi.Comm(c))
+	return Request(r), wrap(err)
+}
+
 // Idup starts duplicating c into *out (complete with Test; *out, heap
 // memory the caller keeps referenced, holds the duplicate only then). It
 // returns an error when the library lacks MPIABI_Comm_idup (see Nonblocking).
