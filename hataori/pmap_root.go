@@ -931,15 +931,23 @@ type taskClock struct {
 	at    []int64 // per remote slot
 }
 
-func newTaskClock(slots []int, root int) taskClock {
-	c := taskClock{first: make([]int, len(slots))}
-	n := 0
+// remoteSlotIndex numbers the remote ranks' slots one after the other:
+// first[r] is the index of rank r's slot 0 (the root's slots take none), n
+// their count.
+func remoteSlotIndex(slots []int, root int) (first []int, n int) {
+	first = make([]int, len(slots))
 	for r, s := range slots {
-		c.first[r] = n
+		first[r] = n
 		if r != root {
 			n += s
 		}
 	}
+	return first, n
+}
+
+func newTaskClock(slots []int, root int) taskClock {
+	first, n := remoteSlotIndex(slots, root)
+	c := taskClock{first: first}
 	c.at = make([]int64, n)
 	for i := range c.at {
 		c.at[i] = -1
@@ -999,14 +1007,8 @@ var (
 )
 
 func newDueTracker(slots []int, root int) dueTracker {
-	d := dueTracker{first: make([]int, len(slots))}
-	n := 0
-	for r, s := range slots {
-		d.first[r] = n
-		if r != root {
-			n += s
-		}
-	}
+	first, n := remoteSlotIndex(slots, root)
+	d := dueTracker{first: first}
 	if n > 0 && n <= dueSlots {
 		d.sent = make([]int64, n)
 		for i := range d.sent {

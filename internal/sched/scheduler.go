@@ -330,17 +330,7 @@ func (s *Scheduler) ValidateResult(rank, slot int, id int64, indices []int64) er
 // own slot (handed off directly, so there are no indices to check). It is
 // CompleteRootTimed without a measurement.
 func (s *Scheduler) CompleteRoot(slot int, ok bool) error {
-	const op = "CompleteRoot"
-	root := s.cfg.Root
-	if err := s.checkSlot(op, root, slot); err != nil {
-		return err
-	}
-	l := &s.slots[root][slot]
-	if l.state != Running {
-		return slotErr(op, root, slot, "slot is %v, want Running", l.state)
-	}
-	s.complete(root, l, ok, nil)
-	return nil
+	return s.completeRoot(slot, ok, nil)
 }
 
 // CompleteRootTimed is CompleteRoot with the batch's measurement: t.Compute
@@ -349,6 +339,11 @@ func (s *Scheduler) CompleteRoot(slot int, ok bool) error {
 // successful batch updates the root's estimates; a
 // negative duration is a protocol error that changes nothing.
 func (s *Scheduler) CompleteRootTimed(slot int, ok bool, t Timing) error {
+	return s.completeRoot(slot, ok, &t)
+}
+
+// completeRoot is CompleteRoot (t nil) and CompleteRootTimed.
+func (s *Scheduler) completeRoot(slot int, ok bool, t *Timing) error {
 	const op = "CompleteRoot"
 	root := s.cfg.Root
 	if err := s.checkSlot(op, root, slot); err != nil {
@@ -358,10 +353,10 @@ func (s *Scheduler) CompleteRootTimed(slot int, ok bool, t Timing) error {
 	if l.state != Running {
 		return slotErr(op, root, slot, "slot is %v, want Running", l.state)
 	}
-	if !t.valid() {
-		return slotErr(op, root, slot, "batch %d: negative duration in %+v", l.batch.ID, t)
+	if t != nil && !t.valid() {
+		return slotErr(op, root, slot, "batch %d: negative duration in %+v", l.batch.ID, *t)
 	}
-	s.complete(root, l, ok, &t)
+	s.complete(root, l, ok, t)
 	return nil
 }
 
