@@ -76,8 +76,8 @@ func TestDueTrackerWindow(t *testing.T) {
 func TestDueTrackerEarliestSlot(t *testing.T) {
 	// Ranks 0 (2 slots) and 2 (3 slots) are remote; rank 1 is the root.
 	d := newDueTracker([]int{2, 4, 3}, 1)
-	if len(d.sent) != 5 {
-		t.Fatalf("%d remote slots tracked, want 5", len(d.sent))
+	if len(d.clock.at) != 5 {
+		t.Fatalf("%d remote slots tracked, want 5", len(d.clock.at))
 	}
 	d.taskSent(2, 2, 0)
 	d.resultIn(2, 2, 10*us)

@@ -34,8 +34,7 @@ type rootLoop[T, U any] struct {
 	pan   *firstPanic
 
 	mu        sync.Mutex
-	due       dueTracker // when remote RESULTs are due (coordinator only)
-	sentAt    taskClock  // when each remote slot's TASK left, for its round trip (coordinator only)
+	due       dueTracker // when each remote TASK left and when its RESULT is due (coordinator only)
 	sch       *sched.Scheduler
 	slots     int           // the root's own slots
 	stopped   int           // root slots that got STOP
@@ -122,7 +121,7 @@ func runRoot[T, U any](c *call[T, U], slots []int, pending []pendingReady, start
 		timing: c.stats != nil, meters: make([]slotMeter, slots[k.Rank]),
 		sent: make([]int64, k.Size), recv: make([]int64, k.Size),
 		remote: make([]rankStats, k.Size), haveRemote: make([]bool, k.Size),
-		sentAt: newTaskClock(slots, k.Rank), holdable: c.batch == 0 && !c.prefetch,
+		due: newDueTracker(slots, k.Rank), holdable: c.batch == 0 && !c.prefetch,
 		prefetchSlot: make([]bool, k.Size), held: make([]int, k.Size),
 	}
 	for i := range r.held {
@@ -131,10 +130,12 @@ func runRoot[T, U any](c *call[T, U], slots []int, pending []pendingReady, start
 	for _, p := range pending {
 		r.prefetchSlot[p.rank] = p.prefetchSlot
 	}
-	if c.oneCPU && !c.prefetch {
-		// With prefetch a remote slot's next TASK waits in its queue, so
-		// the root's timing matters less than the polls it would spend.
-		r.due = newDueTracker(slots, k.Rank)
+	if !c.oneCPU || c.prefetch {
+		// The round trips are measured anyway; the timed polls only pay
+		// with no spare CPU, and with prefetch a remote slot's next TASK
+		// waits in its queue, so the root's timing matters less than the
+		// polls it would spend.
+		r.due.on = false
 	}
 	if c.stats != nil {
 		r.taskFlags |= taskStats
@@ -509,9 +510,7 @@ func (r *rootLoop[T, U]) pollRemote() bool {
 		r.onReady(from, s, h.Status)
 	case wire.KindResult:
 		tracef("recv-result rank=%d slot=%d bytes=%d", from, s, len(payload))
-		now := int64(time.Since(r.c.t0))
-		r.due.resultIn(from, s, now)
-		r.onResult(from, s, h, payload, r.sentAt.roundTrip(from, s, now))
+		r.onResult(from, s, h, payload, r.due.resultIn(from, s, int64(time.Since(r.c.t0))))
 	case wire.KindDrain:
 		if v, err := parseInt64s(payload); err == nil {
 			r.remote[from], r.haveRemote[from] = parseDrainStats(v, from)
@@ -628,9 +627,7 @@ func (r *rootLoop[T, U]) onReady(from, s int, status uint8) {
 		if err == nil {
 			buf[2] = r.taskFlags                   // the header's Status byte
 			r.send(from, withSlot(buf, s), "TASK") // a blocking send: buf is free again when it returns
-			now := int64(time.Since(r.c.t0))
-			r.due.taskSent(from, s, now)
-			r.sentAt.sent(from, s, now)
+			r.due.taskSent(from, s, int64(time.Since(r.c.t0)))
 			r.taskBuf = buf
 			debugTaskSent()
 			return
@@ -955,17 +952,22 @@ func newTaskClock(slots []int, root int) taskClock {
 	return c
 }
 
-// sent records that (rank, slot)'s TASK left at now.
-func (c *taskClock) sent(rank, slot int, now int64) { c.at[c.first[rank]+slot] = now }
+// sent records that (rank, slot)'s TASK left at now (nothing for a slot
+// it does not keep: the root's at world size one).
+func (c *taskClock) sent(rank, slot int, now int64) {
+	if i := c.first[rank] + slot; i < len(c.at) {
+		c.at[i] = now
+	}
+}
 
 // roundTrip returns the time from (rank, slot)'s TASK to now, its RESULT's
 // arrival (-1 with no TASK outstanding), and forgets the TASK.
 func (c *taskClock) roundTrip(rank, slot int, now int64) int64 {
 	i := c.first[rank] + slot
-	t := c.at[i]
-	if t < 0 {
+	if i >= len(c.at) || c.at[i] < 0 {
 		return -1
 	}
+	t := c.at[i]
 	c.at[i] = -1
 	return max(now-t, 0)
 }
@@ -980,17 +982,19 @@ func (c *taskClock) roundTrip(rank, slot int, now int64) int64 {
 // instead of several). It still wakes at least every backoffMax, so no
 // message waits longer than the poll interval.
 //
-// It keeps, per remote slot, when its TASK was sent, and an estimate of
-// the time from TASK to RESULT: the lowest seen over the last window of
-// RESULTs (the coordinator sees a RESULT only when it polls, so an
-// observation is the true time or later). It is used only when at most
-// dueSlots remote slots take part. Coordinator only.
+// It keeps, per remote slot, when its TASK was sent (clock, which also
+// gives every RESULT's round trip to the batch-size policy, timed polls or
+// not), and an estimate of the time from TASK to RESULT: the lowest seen
+// over the last window of RESULTs (the coordinator sees a RESULT only when
+// it polls, so an observation is the true time or later). The timed polls
+// are on only when at most dueSlots remote slots take part. Coordinator
+// only.
 type dueTracker struct {
-	first []int   // per rank, the index of its slot 0 in sent
-	sent  []int64 // per remote slot: when its TASK was sent (ns since the call's start), -1: none
-	cycle int64   // estimated TASK→RESULT time in ns (0: none measured yet)
-	low   int64   // the lowest observation of the current window
-	seen  int     // observations in the current window
+	clock taskClock
+	on    bool  // the timed polls are in use
+	cycle int64 // estimated TASK→RESULT time in ns (0: none measured yet)
+	low   int64 // the lowest observation of the current window
+	seen  int   // observations in the current window
 }
 
 const (
@@ -1007,40 +1011,24 @@ var (
 )
 
 func newDueTracker(slots []int, root int) dueTracker {
-	first, n := remoteSlotIndex(slots, root)
-	d := dueTracker{first: first}
-	if n > 0 && n <= dueSlots {
-		d.sent = make([]int64, n)
-		for i := range d.sent {
-			d.sent[i] = -1
-		}
-	}
-	return d
+	c := newTaskClock(slots, root)
+	return dueTracker{clock: c, on: len(c.at) > 0 && len(c.at) <= dueSlots}
 }
 
-// active reports whether the tracker tracks anything (a zero tracker, or
-// one with no or too many remote slots, does not).
-func (d *dueTracker) active() bool { return len(d.sent) > 0 }
+// active reports whether the timed polls are in use (not with no or too
+// many remote slots).
+func (d *dueTracker) active() bool { return d.on }
 
 // taskSent records that (rank, slot)'s TASK left at now.
-func (d *dueTracker) taskSent(rank, slot int, now int64) {
-	if d.active() {
-		d.sent[d.first[rank]+slot] = now
-	}
-}
+func (d *dueTracker) taskSent(rank, slot int, now int64) { d.clock.sent(rank, slot, now) }
 
-// resultIn records that (rank, slot)'s RESULT was received at now.
-func (d *dueTracker) resultIn(rank, slot int, now int64) {
-	if !d.active() {
-		return
+// resultIn records that (rank, slot)'s RESULT was received at now and
+// returns its round trip (-1 with no TASK outstanding).
+func (d *dueTracker) resultIn(rank, slot int, now int64) int64 {
+	c := d.clock.roundTrip(rank, slot, now)
+	if !d.on || c < 0 {
+		return c
 	}
-	i := d.first[rank] + slot
-	t := d.sent[i]
-	if t < 0 {
-		return
-	}
-	d.sent[i] = -1
-	c := now - t
 	if d.seen == 0 || c < d.low {
 		d.low = c
 	}
@@ -1053,17 +1041,18 @@ func (d *dueTracker) resultIn(rank, slot int, now int64) {
 		// time would only ever confirm it).
 		d.cycle, d.seen = d.low-d.low/16, 0
 	}
+	return c
 }
 
 // next returns how long from now until the earliest outstanding RESULT is
 // due (negative: overdue by that much); ok is false when none is
 // outstanding or no estimate exists yet.
 func (d *dueTracker) next(now int64) (until time.Duration, ok bool) {
-	if !d.active() || d.cycle == 0 {
+	if !d.on || d.cycle == 0 {
 		return 0, false
 	}
 	best := int64(-1)
-	for _, t := range d.sent {
+	for _, t := range d.clock.at {
 		if t >= 0 && (best < 0 || t < best) {
 			best = t
 		}
