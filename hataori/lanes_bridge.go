@@ -31,17 +31,17 @@ func init() {
 	seam.Repanic = func(p any) { repanic(p.(*PanicError)) }
 }
 
-// pmapForeign is PmapContext on a carrier domain of package lanes (fe): its
+// pmapForeign is pmapWith on a carrier domain of package lanes (fe): its
 // callback takes the slot (the lane index). A nil fn is a nil lanes
 // callback: refused in the preflight.
-func pmapForeign[T, U any](ctx context.Context, comm Comm, fe *foreignExec, opts Options, rootItems Maybe[[]T]) ([]U, error) {
+func pmapForeign[T, U any](ctx context.Context, comm Comm, fe *foreignExec, opts Options, in pmapInput[T, U], extra *failure) ([]U, error) {
 	if fe.fn == nil {
 		g := func(context.Context, int, T) (U, error) { var zero U; return zero, ErrNilCallback }
-		return pmapOn(ctx, comm, fe.exec, opts, rootItems, g, &failure{Code: failDomain, Err: ErrNilCallback, Message: ErrNilCallback.Error()})
+		return pmapOn(ctx, comm, fe.exec, opts, in, g, cmpOr(extra, &failure{Code: failDomain, Err: ErrNilCallback, Message: ErrNilCallback.Error()}))
 	}
 	g, _ := fe.fn.(func(context.Context, int, T) (U, error))
 	if g == nil {
 		panic("hataori: internal error: lanes callback of the wrong type")
 	}
-	return pmapOn(ctx, comm, fe.exec, opts, rootItems, g, nil)
+	return pmapOn(ctx, comm, fe.exec, opts, in, g, extra)
 }

@@ -82,7 +82,27 @@ type Options struct {
 	// ProgressEvery is the least interval between two OnProgress calls
 	// (0: [DefaultProgressEvery], 100 ms).
 	ProgressEvery time.Duration
+	// Window bounds a [PmapStream] call's memory on the root: at most
+	// Window items are read from the sequence and not yet through the
+	// sink at any time (read ahead, in flight on any rank, or done and
+	// waiting for an earlier one), whatever the input's length; when
+	// the window is full the root stops dealing until the sink catches
+	// up. 0 means [DefaultWindow]; a fixed BatchSize above it raises it to
+	// one batch. A larger window keeps more slots busy behind a long
+	// item (ordered) and allows larger automatic batches; a smaller one
+	// bounds memory for large items or results. Root-local, like Stats;
+	// Pmap ignores it.
+	Window int
+	// Unordered hands a [PmapStream] call's results to its sink in the
+	// order the batches complete instead of input order (i still names
+	// each item's position), so that a long item holds back nothing but
+	// itself. Root-local; Pmap ignores it.
+	Unordered bool
 }
+
+// DefaultWindow is a [PmapStream] call's window (Options.Window) when
+// none is set: 16384 items and results.
+const DefaultWindow = 1 << 14
 
 // ErrorPolicy is what a failing item (a callback error, or an item or
 // result that cannot cross ranks) does to a Pmap call. Every rank must pass
@@ -180,14 +200,29 @@ func Pmap[T, U any](ctx context.Context, comm Comm, d *Domain, opts Options, roo
 // failure that stopped the call. Under CollectAll it is listed with Kind
 // [KindCanceled].
 func PmapContext[T, U any](ctx context.Context, comm Comm, d *Domain, opts Options, rootItems Maybe[[]T], f func(ctx context.Context, item T) (U, error)) ([]U, error) {
+	items, _ := rootItems.Get()
+	return pmapWith(ctx, comm, d, opts, pmapInput[T, U]{present: rootItems.Present(), items: items}, f, nil)
+}
+
+// pmapInput is what the root passes a call: a slice (Pmap) or a stream
+// (PmapStream); present tells whether this rank passed Some.
+type pmapInput[T, U any] struct {
+	present bool
+	items   []T
+	stream  *streamSpec[T, U]
+}
+
+// pmapWith is PmapContext and PmapStream on d (a domain, nil, or a lanes
+// carrier) once the input is known; extra is a failure the caller found
+// before the call (refused in the preflight).
+func pmapWith[T, U any](ctx context.Context, comm Comm, d *Domain, opts Options, in pmapInput[T, U], f func(ctx context.Context, item T) (U, error), extra *failure) ([]U, error) {
 	if d != nil && d.foreign != nil {
-		return pmapForeign[T, U](ctx, comm, d.foreign, opts, rootItems)
+		return pmapForeign(ctx, comm, d.foreign, opts, in, extra)
 	}
 	var exec seam.Executor
-	var extra *failure
 	if f == nil {
 		// Refused in the preflight, on every rank, before any item runs.
-		extra = &failure{Code: failDomain, Err: ErrNilCallback, Message: ErrNilCallback.Error()}
+		extra = cmpOr(extra, &failure{Code: failDomain, Err: ErrNilCallback, Message: ErrNilCallback.Error()})
 		f = func(context.Context, T) (U, error) { var zero U; return zero, ErrNilCallback }
 	}
 	if d == nil {
@@ -199,7 +234,15 @@ func PmapContext[T, U any](ctx context.Context, comm Comm, d *Domain, opts Optio
 		exec = d.executor(opts.Mode)
 	}
 	g := func(ctx context.Context, _ int, item T) (U, error) { return f(ctx, item) }
-	return pmapOn(ctx, comm, exec, opts, rootItems, g, extra)
+	return pmapOn(ctx, comm, exec, opts, in, g, extra)
+}
+
+// cmpOr returns the first of a and b that is not nil.
+func cmpOr(a, b *failure) *failure {
+	if a != nil {
+		return a
+	}
+	return b
 }
 
 // call is one Pmap call's state shared by the root's and the other ranks'
@@ -211,7 +254,8 @@ type call[T, U any] struct {
 	t0          time.Time               // the end of the preflight
 	k           *coll.Coll
 	root        int
-	items       []T // the root's input
+	items       []T               // the root's input (Pmap)
+	stream      *streamSpec[T, U] // the root's stream (PmapStream)
 	f           itemFunc[T, U]
 	batch       int
 	stopOnError bool       // FailFast: a batch stops after its first failing item
@@ -233,7 +277,7 @@ type call[T, U any] struct {
 	callStats  *CallStats   // what the root fills opts.Stats with
 }
 
-func pmapOn[T, U any](ctx context.Context, comm Comm, exec seam.Executor, opts Options, rootItems Maybe[[]T], f itemFunc[T, U], extra *failure) ([]U, error) {
+func pmapOn[T, U any](ctx context.Context, comm Comm, exec seam.Executor, opts Options, in pmapInput[T, U], f itemFunc[T, U], extra *failure) ([]U, error) {
 	exit, err := enterCollective("Pmap")
 	if err != nil {
 		if errors.Is(err, errReentrant) {
@@ -266,9 +310,11 @@ func pmapOn[T, U any](ctx context.Context, comm Comm, exec seam.Executor, opts O
 		}
 	}()
 	defer keepCoordinatorResponsive(exec)()
-	items, _ := rootItems.Get()
-	c := newCall(ctx, k, exec, &opts, items, f)
-	out, err := c.finish(&opts, c.runOn(exec, &opts, rootItems.Present(), extra))
+	c := newCall(ctx, k, exec, &opts, in.items, f)
+	if k.Rank == opts.Root {
+		c.stream = in.stream
+	}
+	out, err := c.finish(&opts, c.runOn(exec, &opts, in.present, extra))
 	normal = true
 	return out, err
 }

@@ -26,12 +26,13 @@ import (
 // ranks' messages to it under the same lock. So the root's own work never
 // keeps a remote READY waiting: the coordinator is never the one computing.
 type rootLoop[T, U any] struct {
-	c     *call[T, U]
-	k     *coll.Coll
-	items []T
-	out   []U
-	rep   *report
-	pan   *firstPanic
+	c      *call[T, U]
+	k      *coll.Coll
+	store  rootStore[T, U]    // the items and results: a slice (Pmap) or a stream's window
+	stream *streamStore[T, U] // store, for a stream (nil: Pmap)
+	n      int64              // the task key of call-level faults: the input length, or streamCallKey
+	rep    *report
+	pan    *firstPanic
 
 	mu        sync.Mutex
 	due       dueTracker // when each remote TASK left and when its RESULT is due (coordinator only)
@@ -43,6 +44,7 @@ type rootLoop[T, U any] struct {
 	ctxEnded  bool          // this rank's ctx ended and was reported
 	fatal     string        // an internal failure seen on a slot, for the coordinator to abort with
 	inlineRun slotRun
+	waiting   []waitingReady // READYs that got Wait (a stream with no item yet; coordinator only)
 
 	taskBuf   []byte // the last TASK's memory, reused once its send has returned
 	taskFlags uint8  // what the other ranks measure (taskStats, taskSpans)
@@ -110,13 +112,13 @@ type slotRun struct {
 // the root's only slot itself (MPI-only at MPI_THREAD_SINGLE).
 func runRoot[T, U any](c *call[T, U], slots []int, pending []pendingReady, start func(serve func(int))) []U {
 	k := c.k
-	sch, err := sched.New(sched.Config{Items: len(c.items), BatchSize: c.batch, Root: k.Rank, Slots: slots})
+	sch, err := sched.New(sched.Config{Items: len(c.items), Open: c.stream != nil, BatchSize: c.batch, Root: k.Rank, Slots: slots})
 	if err != nil {
 		start(nil)
 		k.AbortProtocol(err.Error())
 	}
 	r := &rootLoop[T, U]{
-		c: c, k: k, items: c.items, out: make([]U, len(c.items)), rep: c.rep, pan: c.pan,
+		c: c, k: k, n: int64(len(c.items)), rep: c.rep, pan: c.pan,
 		sch: sch, slots: slots[k.Rank], loopEnded: make(chan struct{}), rootFlags: new(rootFlags),
 		timing: c.stats != nil, meters: make([]slotMeter, slots[k.Rank]),
 		sent: make([]int64, k.Size), recv: make([]int64, k.Size),
@@ -126,6 +128,16 @@ func runRoot[T, U any](c *call[T, U], slots []int, pending []pendingReady, start
 	}
 	for i := range r.held {
 		r.held[i] = -1
+	}
+	var out []U
+	var ss *streamStore[T, U]
+	if c.stream == nil {
+		out = make([]U, len(c.items))
+		r.store = &sliceStore[T, U]{in: c.items, out: out}
+	} else {
+		r.n = streamCallKey
+		ss = r.startStream(c.stream)
+		r.store = ss
 	}
 	for _, p := range pending {
 		r.prefetchSlot[p.rank] = p.prefetchSlot
@@ -154,6 +166,9 @@ func runRoot[T, U any](c *call[T, U], slots []int, pending []pendingReady, start
 	}
 	r.firstDeal(slots, pending)
 	r.loop(c.inline)
+	if ss != nil {
+		r.endStream(ss)
+	}
 	r.progress(true)
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -165,8 +180,8 @@ func runRoot[T, U any](c *call[T, U], slots []int, pending []pendingReady, start
 	}
 	st := sch.Stats()
 	c.schedStats = &st
-	if !sch.Failed() && sch.Completed() != len(c.items) {
-		k.AbortProtocol(fmt.Sprintf("finished with %d of %d items", sch.Completed(), len(c.items)))
+	if !sch.Failed() && sch.Completed() != sch.Items() {
+		k.AbortProtocol(fmt.Sprintf("finished with %d of %d items", sch.Completed(), sch.Items()))
 	}
 	if c.collect && sch.Failed() {
 		r.collectMissing()
@@ -178,7 +193,7 @@ func runRoot[T, U any](c *call[T, U], slots []int, pending []pendingReady, start
 		cs := buildStats(k.Rank, time.Since(c.t0), r.meters, st, r.remote, r.haveRemote, r.sent, r.recv, c.stats.RecordSpans)
 		c.callStats = &cs
 	}
-	return r.out
+	return out
 }
 
 // firstDeal answers the other ranks' first READYs, each of which stands for
@@ -234,17 +249,13 @@ func (r *rootLoop[T, U]) collectMissing() {
 	for _, f := range r.rep.list {
 		listed[f.Index] = true
 	}
-	lo := -1
-	for i := 0; i <= len(r.items); i++ {
-		miss := i < len(r.items) && !r.sch.IsDone(i) && !listed[i]
-		switch {
-		case miss && lo < 0:
-			lo = i
-		case !miss && lo >= 0:
-			r.rep.missing = append(r.rep.missing, missingRange{lo, i})
-			lo = -1
-		}
-	}
+	r.rep.missing = append(r.rep.missing, r.store.missing(r.sch, listed)...)
+}
+
+// note lists a failed item (CollectAll), under mu.
+func (r *rootLoop[T, U]) note(f ItemFailure) {
+	r.rep.note(f)
+	r.store.failedItem(f.Index)
 }
 
 // noteFailed sets failing, and wakes the coordinator, the first time the
@@ -254,6 +265,9 @@ func (r *rootLoop[T, U]) noteFailed() {
 	if !r.failing.Load() && r.sch.Failed() {
 		r.failing.Store(true)
 		r.pan.nudge()
+		if r.stream != nil {
+			r.stream.kick()
+		}
 	}
 	if r.holdable && !r.exhausted.Load() && r.sch.Exhausted() {
 		r.exhausted.Store(true)
@@ -311,6 +325,9 @@ func (r *rootLoop[T, U]) loop(inline bool) {
 		r.stopIfFailing()
 		if r.nHeld > 0 && r.exhausted.Load() {
 			r.releaseHeld()
+		}
+		if r.stream != nil {
+			r.retryWaiting()
 		}
 		r.progress(false)
 		select {
@@ -397,7 +414,7 @@ func (r *rootLoop[T, U]) progress(final bool) {
 		return
 	}
 	r.lastFinished, r.lastReport = n, now
-	r.c.onProgress(Progress{Done: int(n), Failed: int(r.failed.Load()), Total: len(r.items), Elapsed: now.Sub(r.c.t0)})
+	r.c.onProgress(Progress{Done: int(n), Failed: int(r.failed.Load()), Total: r.store.total(), Elapsed: now.Sub(r.c.t0)})
 }
 
 // stopIfFailing, once the scheduler has failed, cancels the callbacks'
@@ -464,7 +481,7 @@ func (r *rootLoop[T, U]) checkContext() {
 	r.sch.Fail()
 	r.noteFailed()
 	err := ctxError(r.c.ctx)
-	r.rep.addCall(int64(len(r.items)), sched.ClassDrain, KindCanceled, fmt.Sprintf("rank %d: context done: %v", r.k.Rank, err), err)
+	r.rep.addCall(r.n, sched.ClassDrain, KindCanceled, fmt.Sprintf("rank %d: context done: %v", r.k.Rank, err), err)
 }
 
 // ctxError is the error a rank reports for its ended context: ctx.Err(),
@@ -576,10 +593,10 @@ func (r *rootLoop[T, U]) malformed(from, s int, we *wire.Error) {
 		r.sch.Fail()
 		r.noteFailed()
 		r.mu.Unlock()
-		r.addCallLocked(int64(len(r.items)), sched.ClassWire, KindWire, msg, we)
+		r.addCallLocked(r.n, sched.ClassWire, KindWire, msg, we)
 		r.onReady(from, s, statusOK)
 	case allStopped:
-		r.addCallLocked(int64(len(r.items)), sched.ClassWire, KindWire, msg, we)
+		r.addCallLocked(r.n, sched.ClassWire, KindWire, msg, we)
 		r.locked(func() error { return r.sch.OnDrain(from) })
 	default:
 		r.k.AbortProtocol(msg)
@@ -617,13 +634,22 @@ func (r *rootLoop[T, U]) onReady(from, s int, status uint8) {
 		var b sched.Batch
 		r.locked(func() (err error) {
 			d, b, err = r.sch.OnReady(from, s)
+			if d == sched.Assign {
+				r.store.assigned(b)
+			}
 			return err
 		})
-		if d != sched.Assign {
-			r.send(from, withSlot(stopFrame(len(r.items)), s), "STOP")
+		switch d {
+		case sched.Wait:
+			r.stream.hungry.Store(true)
+			r.waiting = append(r.waiting, waitingReady{from, s, status})
+			tracef("wait-ready rank=%d slot=%d", from, s)
+			return
+		case sched.Stop:
+			r.send(from, withSlot(stopFrame(int(r.n)), s), "STOP")
 			return
 		}
-		buf, err := taskFrame(r.taskBuf, b.ID, b.Start, r.items[b.Start:b.End()])
+		buf, err := taskFrame(r.taskBuf, b.ID, b.Start, r.store.items(b))
 		if err == nil {
 			buf[2] = r.taskFlags                   // the header's Status byte
 			r.send(from, withSlot(buf, s), "TASK") // a blocking send: buf is free again when it returns
@@ -702,12 +728,13 @@ func (r *rootLoop[T, U]) taskEncodeFailed(from, s int, b sched.Batch, err error)
 			if i != b.Start+pos {
 				m, e = fmt.Sprintf("rank %d: not sent: item %d of the same batch could not be encoded", me, b.Start+pos), nil
 			}
-			r.rep.note(ItemFailure{Index: i, Kind: KindWire, Rank: me, Message: m, err: e})
+			r.note(ItemFailure{Index: i, Kind: KindWire, Rank: me, Message: m, err: e})
 		}
 		r.rep.addItem(b.Start+pos, sched.ClassWire, KindWire, msg, err)
 		if err := r.sch.OnResult(from, s, b.ID, b.Indices(), true); err != nil {
 			r.k.AbortProtocol(err.Error())
 		}
+		r.store.completed(b, true)
 		r.failed.Add(int64(b.Count))
 	} else {
 		if known {
@@ -720,6 +747,7 @@ func (r *rootLoop[T, U]) taskEncodeFailed(from, s int, b sched.Batch, err error)
 		if _, err := r.sch.FailRunning(from, s); err != nil {
 			r.k.AbortProtocol(err.Error())
 		}
+		r.store.completed(b, false)
 		r.failed.Add(1)
 	}
 	r.finished.Add(int64(b.Count))
@@ -788,7 +816,7 @@ func (r *rootLoop[T, U]) onResult(from, s int, h wire.Header, payload []byte, rt
 		}
 		r.mu.Lock()
 		for _, f := range faults {
-			r.rep.note(ItemFailure{Index: int(f.Index), Kind: ErrorKind(f.Kind), Rank: from, Message: f.Message})
+			r.note(ItemFailure{Index: int(f.Index), Kind: ErrorKind(f.Kind), Rank: from, Message: f.Message})
 		}
 		r.mu.Unlock()
 		ok, nfailed = r.decodeResults(from, pinned, indices, faults, res)
@@ -804,6 +832,9 @@ func (r *rootLoop[T, U]) onResult(from, s int, h wire.Header, payload []byte, rt
 			err = r.sch.OnResultTimed(from, s, id, indices, ok, clampTiming(rt, compute, queued))
 		} else {
 			err = r.sch.OnResult(from, s, id, indices, ok)
+		}
+		if err == nil {
+			r.store.completed(pinned, ok)
 		}
 		release = r.held[from] >= 0 && (r.sch.Prefetch(from) || r.sch.Exhausted())
 		return err
@@ -868,11 +899,12 @@ func (r *rootLoop[T, U]) decodeResults(from int, pinned sched.Batch, indices []i
 	}
 	vals, err := wire.DecodeItemsOwned[U](payload, len(pos))
 	if err == nil {
+		out := r.store.results(pinned)
 		if len(faults) == 0 {
-			copy(r.out[pinned.Start:pinned.End()], vals)
+			copy(out, vals)
 		} else {
 			for q, ix := range pos {
-				r.out[ix] = vals[q]
+				out[int(ix)-pinned.Start] = vals[q]
 			}
 		}
 		return true, 0
@@ -899,7 +931,7 @@ func (r *rootLoop[T, U]) decodeResults(from int, pinned sched.Batch, indices []i
 		if int(ix) != bad {
 			m, e = fmt.Sprintf("rank %d: result lost: item %d of the same RESULT failed to decode", me, bad), nil
 		}
-		r.rep.note(ItemFailure{Index: int(ix), Kind: KindWire, Rank: me, Message: m, err: e})
+		r.note(ItemFailure{Index: int(ix), Kind: KindWire, Rank: me, Message: m, err: e})
 	}
 	return true, len(pos)
 }
@@ -912,6 +944,7 @@ func (r *rootLoop[T, U]) failRunning(from, s int, kind ErrorKind, msg string, er
 		b, ferr = r.sch.FailRunning(from, s)
 		if ferr == nil {
 			r.c.failAt(int64(b.Start)) // before locked notes the failure
+			r.store.completed(b, false)
 		}
 		return ferr
 	})

@@ -42,7 +42,7 @@ func (r *rootLoop[T, U]) runBatch(s int, run *slotRun) bool {
 	tracef("root-batch-start slot=%d batch=%d", s, b.ID)
 	r.computing.Add(1)
 	t0 := time.Now()
-	o, ok := evalBatch(r.c.cctx, r.c.f, s, int64(b.Start), r.items[b.Start:b.End()], r.out[b.Start:b.End()], r.c.stopRule(), r.pan)
+	o, ok := evalBatch(r.c.cctx, r.c.f, s, int64(b.Start), r.store.items(b), r.store.results(b), r.c.stopRule(), r.pan)
 	t1 := time.Now()
 	r.computing.Add(-1)
 	if r.spans {
@@ -70,13 +70,26 @@ func (r *rootLoop[T, U]) next(s int, run *slotRun) bool {
 			r.setFatal(err)
 			return false
 		}
+		r.store.completed(run.b, ok)
 		r.finished.Add(int64(run.b.Count))
 		r.noteFailed()
 	}
 	d, b, err := r.sch.RootDispatch(s)
+	for d == sched.Wait && err == nil {
+		// A stream with no item available yet: wait for the reader (on
+		// a slot's goroutine), or come back next round (inline).
+		if s == 0 && r.c.inline {
+			return false
+		}
+		r.store.awaitMore()
+		d, b, err = r.sch.RootDispatch(s)
+	}
 	if err != nil {
 		r.setFatal(err)
 		return false
+	}
+	if d == sched.Assign {
+		r.store.assigned(b)
 	}
 	r.noteFailed() // the dispatch may have exhausted the input (held READYs)
 	if d == sched.Stop {
@@ -112,7 +125,7 @@ func (r *rootLoop[T, U]) recordRoot(b sched.Batch, o *batchOutcome) bool {
 		f := o.first()
 		i := b.Start + f.pos
 		if f.canceled {
-			r.rep.addCall(canceledKey(len(r.items)), sched.ClassDrain, KindCanceled, canceledMessage(me, i, f.err), f.err)
+			r.rep.addCall(canceledKey(int(r.n)), sched.ClassDrain, KindCanceled, canceledMessage(me, i, f.err), f.err)
 		} else {
 			r.rep.addItem(i, sched.ClassUser, KindUser, errmsg.Bound(f.err.Error()), f.err)
 		}
@@ -127,7 +140,7 @@ func (r *rootLoop[T, U]) recordRoot(b sched.Batch, o *batchOutcome) bool {
 		} else {
 			r.rep.addItem(i, sched.ClassUser, KindUser, msg, f.err)
 		}
-		r.rep.note(ItemFailure{Index: i, Kind: kind, Rank: me, Message: msg, err: f.err})
+		r.note(ItemFailure{Index: i, Kind: kind, Rank: me, Message: msg, err: f.err})
 	}
 	r.failed.Add(int64(len(o.faults)))
 	return true

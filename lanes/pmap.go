@@ -2,6 +2,7 @@ package lanes
 
 import (
 	"context"
+	"iter"
 
 	"github.com/hataori/hataori-go/hataori"
 	"github.com/hataori/hataori-go/internal/seam"
@@ -39,6 +40,25 @@ func PmapLanes[T, U, E any](ctx context.Context, comm hataori.Comm, l *Lanes[E],
 // [hataori.FailFast], some rank's context ended, a frame failed), with
 // context.Cause [hataori.ErrStopped] there.
 func PmapLanesContext[T, U, E any](ctx context.Context, comm hataori.Comm, l *Lanes[E], opts hataori.Options, rootItems hataori.Maybe[[]T], f func(ctx context.Context, item T, engine E) (U, error)) ([]U, error) {
+	return hataori.Pmap(ctx, comm, carrier(l, f), opts, rootItems, func(T) (U, error) {
+		panic("lanes: internal error: the carrier's own callback runs instead")
+	})
+}
+
+// PmapLanesStream is [hataori.PmapStream] with this rank's local execution
+// on the lanes of l, as PmapLanesContext is PmapContext: the root reads
+// its items lazily from its sequence and hands each result to sink (on
+// the root only; nil elsewhere) in input order, or in completion order
+// with opts.Unordered, holding at most opts.Window items and results.
+func PmapLanesStream[T, U, E any](ctx context.Context, comm hataori.Comm, l *Lanes[E], opts hataori.Options, rootItems hataori.Maybe[iter.Seq[T]], f func(ctx context.Context, item T, engine E) (U, error), sink func(i int, u U) error) error {
+	return hataori.PmapStream(ctx, comm, carrier(l, f), opts, rootItems, func(context.Context, T) (U, error) {
+		panic("lanes: internal error: the carrier's own callback runs instead")
+	}, sink)
+}
+
+// carrier is the domain that carries l's executor and f (with the lane's
+// engine) into a hataori call.
+func carrier[T, U, E any](l *Lanes[E], f func(ctx context.Context, item T, engine E) (U, error)) *hataori.Domain {
 	var exec seam.Executor = refusingExec{ErrNoEngine}
 	var engines []E
 	if l != nil {
@@ -48,8 +68,5 @@ func PmapLanesContext[T, U, E any](ctx context.Context, comm hataori.Comm, l *La
 	if f != nil {
 		fn = func(ctx context.Context, s int, item T) (U, error) { return f(ctx, item, engines[s]) }
 	}
-	d := seam.Carrier(exec, fn).(*hataori.Domain)
-	return hataori.Pmap(ctx, comm, d, opts, rootItems, func(T) (U, error) {
-		panic("lanes: internal error: the carrier's own callback runs instead")
-	})
+	return seam.Carrier(exec, fn).(*hataori.Domain)
 }

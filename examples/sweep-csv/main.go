@@ -7,11 +7,15 @@
 //	r,lyapunov,period
 //	2.800000,-0.223144,1
 //
-// Every rank runs the same program. Under MPI, hataori.Pmap deals the values
-// of r out to every rank, the root included, and each rank evaluates its
-// batches on a local domain in Outer mode. Without MPI (a build without the
-// mpirt or mpicgo tag) InitThread returns hataori.ErrNoMPI and the program
-// runs the same sweep with hataori.MapIn; the CSV is identical byte for byte.
+// Every rank runs the same program. Under MPI, hataori.PmapStream deals the
+// values of r out to every rank, the root included, and each rank evaluates
+// its batches on a local domain in Outer mode: the root generates the values
+// lazily (an iter.Seq, read only as slots need them) and writes each row
+// from the sink as it comes, in order, so it holds at most a window of
+// values and rows whatever -n. The CSV appears under its name only once
+// complete. Without MPI (a build without the mpirt or mpicgo tag)
+// InitThread returns hataori.ErrNoMPI and the program runs the same sweep
+// with hataori.MapIn; the CSV is identical byte for byte.
 //
 //	go run ./examples/sweep-csv -o sweep.csv
 //	go build -tags mpirt -o sweep-csv ./examples/sweep-csv
@@ -28,9 +32,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"iter"
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 
 	"github.com/hataori/hataori-go/hataori"
@@ -56,15 +62,12 @@ func main() {
 	if *n < 2 || !(*rmin < *rmax) {
 		fail(errors.New("need -n ≥ 2 and -rmin < -rmax"))
 	}
-	rs := make([]float64, *n)
-	for i := range rs {
-		rs[i] = *rmin + (*rmax-*rmin)*float64(i)/float64(*n-1)
-	}
+	rs := points(*n, *rmin, *rmax)
 
 	ctx := context.Background()
 	_, err := hataori.InitThread(hataori.ThreadFunneled)
 	if errors.Is(err, hataori.ErrNoMPI) {
-		if err := runLocal(ctx, rs, *out); err != nil {
+		if err := runLocal(ctx, slices.Collect(rs), *out); err != nil {
 			fail(err)
 		}
 		return
@@ -86,8 +89,19 @@ func main() {
 	}
 }
 
-// runMPI sweeps rs across the MPI ranks; the root writes the CSV.
-func runMPI(ctx context.Context, rs []float64, out string) error {
+// points yields n values of r from rmin to rmax, computed as they are read.
+func points(n int, rmin, rmax float64) iter.Seq[float64] {
+	return func(yield func(float64) bool) {
+		for i := range n {
+			if !yield(rmin + (rmax-rmin)*float64(i)/float64(n-1)) {
+				return
+			}
+		}
+	}
+}
+
+// runMPI sweeps rs across the MPI ranks; the root writes the CSV row by row.
+func runMPI(ctx context.Context, rs iter.Seq[float64], out string) error {
 	world, err := hataori.World()
 	if err != nil {
 		return err
@@ -106,11 +120,20 @@ func runMPI(ctx context.Context, rs []float64, out string) error {
 	}
 	defer d.Close()
 
-	items := hataori.None[[]float64]() // only the root supplies the items
+	items := hataori.None[iter.Seq[float64]]() // only the root supplies the items
+	var w *csvRows
+	var sink func(int, result) error // and receives the rows
 	if rank == 0 {
-		items = hataori.Some(rs)
+		if w, err = newCSVRows(out); err != nil {
+			return err
+		}
+		items, sink = hataori.Some(rs), w.add
 	}
-	rows, err := hataori.Pmap(ctx, world, d, hataori.Options{Root: 0, BatchSize: 8, Mode: hataori.Outer}, items, logistic)
+	f := func(_ context.Context, r float64) (result, error) { return logistic(r) }
+	err = hataori.PmapStream(ctx, world, d, hataori.Options{Root: 0, Mode: hataori.Outer}, items, f, sink)
+	if w != nil {
+		err = w.finish(err)
+	}
 	var pe *hataori.PmapError
 	if errors.As(err, &pe) {
 		// Every rank holds an identical *PmapError (same Kind, Key, Rank
@@ -121,10 +144,11 @@ func runMPI(ctx context.Context, rs []float64, out string) error {
 		return err
 	}
 	if rank != 0 {
-		return nil // the root holds every row, in input order
+		return nil // the root wrote every row, in input order
 	}
 	fmt.Printf("sweep-csv: %d ranks, Outer on a local domain of each\n", size)
-	return report(rows, out)
+	w.summary()
+	return nil
 }
 
 // runLocal is the sweep without MPI, on this process's local domain.
@@ -143,23 +167,19 @@ func runLocal(ctx context.Context, rs []float64, out string) error {
 		return err
 	}
 	fmt.Println("sweep-csv: no MPI in this build, Outer on the local domain")
-	return report(rows, out)
-}
-
-// report writes the CSV and prints a summary that does not depend on how
-// the sweep ran.
-func report(rows []result, out string) error {
-	if err := writeCSV(out, rows); err != nil {
+	w, err := newCSVRows(out)
+	if err != nil {
 		return err
 	}
-	chaotic := 0
-	for _, r := range rows {
-		if r.Lyapunov > 0 {
-			chaotic++
+	for i, r := range rows {
+		if err = w.add(i, r); err != nil {
+			break
 		}
 	}
-	fmt.Printf("sweep-csv: %d values of r, %d chaotic (λ > 0); wrote %s\n", len(rows), chaotic, out)
-	return nil
+	if err = w.finish(err); err == nil {
+		w.summary()
+	}
+	return err
 }
 
 // logistic iterates the logistic map from x = 0.3: a transient, then the
@@ -201,27 +221,59 @@ func logistic(r float64) (result, error) {
 	return res, nil
 }
 
-// writeCSV writes the header and one row per result, in order.
-func writeCSV(name string, rows []result) error {
-	f, err := os.Create(name)
+// csvRows writes the CSV one row at a time into name+".partial", renamed
+// to name once every row is in (finish), removed when the sweep fails.
+type csvRows struct {
+	name    string
+	f       *os.File
+	w       *csv.Writer
+	n       int
+	chaotic int
+}
+
+func newCSVRows(name string) (*csvRows, error) {
+	f, err := os.Create(name + ".partial")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	w := csv.NewWriter(f)
-	w.Write([]string{"r", "lyapunov", "period"})
-	for _, r := range rows {
-		w.Write([]string{
-			strconv.FormatFloat(r.R, 'f', 6, 64),
-			strconv.FormatFloat(r.Lyapunov, 'f', 6, 64),
-			strconv.Itoa(r.Period),
-		})
+	c := &csvRows{name: name, f: f, w: csv.NewWriter(f)}
+	c.w.Write([]string{"r", "lyapunov", "period"})
+	return c, nil
+}
+
+// add writes row i (rows come in order).
+func (c *csvRows) add(_ int, r result) error {
+	c.n++
+	if r.Lyapunov > 0 {
+		c.chaotic++
 	}
-	w.Flush()
-	if err := w.Error(); err != nil {
-		f.Close()
-		return err
+	return c.w.Write([]string{
+		strconv.FormatFloat(r.R, 'f', 6, 64),
+		strconv.FormatFloat(r.Lyapunov, 'f', 6, 64),
+		strconv.Itoa(r.Period),
+	})
+}
+
+// finish completes the file after a sweep that returned err: renamed into
+// place on success, removed otherwise. It returns err or the file's own.
+func (c *csvRows) finish(err error) error {
+	c.w.Flush()
+	if err == nil {
+		err = c.w.Error()
 	}
-	return f.Close()
+	if cerr := c.f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		return os.Rename(c.name+".partial", c.name)
+	}
+	os.Remove(c.name + ".partial")
+	return err
+}
+
+// summary prints what does not depend on how the sweep ran.
+func (c *csvRows) summary() {
+	fmt.Printf("sweep-csv: %d values of r, %d chaotic (λ > 0); wrote %s\n", c.n, c.chaotic, c.name)
 }
 
 func fail(err error) {

@@ -7,8 +7,16 @@ import (
 
 // Config describes one Pmap call as the root sees it.
 type Config struct {
-	// Items is the number of input items (N >= 0).
+	// Items is the number of input items (N >= 0); with Open, the number
+	// available at the start (more come with Extend).
 	Items int
+	// Open: the input's length is not known yet (a stream). Items grows
+	// with Extend until CloseInput; meanwhile a dispatch that finds no
+	// item available (or, with a fixed BatchSize, fewer than a batch)
+	// returns Wait instead of Stop, the factoring share is taken of the
+	// items available, and no per-index table is kept (IsDone reports
+	// false).
+	Open bool
 	// BatchSize is the fixed batch size (>= 1), or 0 for automatic sizes
 	// (see the package documentation). A fixed size gives batch k the
 	// indices [k·BatchSize, min((k+1)·BatchSize, Items)); automatic
@@ -63,7 +71,8 @@ type Scheduler struct {
 	done      []bool // done[i]: index i completed successfully
 	completed int
 	failed    bool
-	drained   int // ranks drained
+	closed    bool // the input's length is final (always, unless Config.Open)
+	drained   int  // ranks drained
 	stats     Stats
 
 	pol        []rankPolicy // per rank: the measurements
@@ -98,7 +107,7 @@ func New(cfg Config) (*Scheduler, error) {
 		cfg:      cfg,
 		slots:    make([][]slot, ranks),
 		drainedR: make([]bool, ranks),
-		done:     make([]bool, cfg.Items),
+		closed:   !cfg.Open,
 		pol:      make([]rankPolicy, ranks),
 		hist:     make([][]SizeHist, ranks),
 		stats: Stats{
@@ -116,8 +125,36 @@ func New(cfg Config) (*Scheduler, error) {
 		s.hist[r] = make([]SizeHist, n)
 		s.totalSlots += n
 	}
+	if !cfg.Open {
+		s.done = make([]bool, cfg.Items)
+	}
 	return s, nil
 }
+
+// Extend makes n more items available at the end of an open input (see
+// Config.Open). It is an error after CloseInput, for a negative n, or when
+// the count would overflow.
+func (s *Scheduler) Extend(n int) error {
+	switch {
+	case s.closed:
+		return protoErr("Extend", -1, "input already closed")
+	case n < 0 || s.cfg.Items > math.MaxInt-n:
+		return &Error{Op: "Extend", Rank: -1, Msg: fmt.Sprintf("%d more items after %d", n, s.cfg.Items), Err: ErrOverflow}
+	}
+	s.cfg.Items += n
+	return nil
+}
+
+// CloseInput fixes the input's length at the items made available so far:
+// from now on a dispatch past them gets Stop. Idempotent.
+func (s *Scheduler) CloseInput() { s.closed = true }
+
+// Items returns the number of input items available so far (the final
+// count once the input is closed).
+func (s *Scheduler) Items() int { return s.cfg.Items }
+
+// Next returns the first index not yet assigned.
+func (s *Scheduler) Next() int { return s.next }
 
 // SlotCount returns the number of slots rank offers (0 for an invalid rank).
 func (s *Scheduler) SlotCount(rank int) int {
@@ -183,7 +220,7 @@ func (s *Scheduler) IsDone(i int) bool { return i >= 0 && i < len(s.done) && s.d
 // the call has failed or every index has been assigned. An engine that
 // holds a READY back (a prefetch slot the measurements do not call for
 // yet) must answer it once this turns true.
-func (s *Scheduler) Exhausted() bool { return s.failed || s.next >= s.cfg.Items }
+func (s *Scheduler) Exhausted() bool { return s.failed || (s.closed && s.next >= s.cfg.Items) }
 
 // Stats returns a deep copy of the instrumentation counters, with the
 // size summaries and estimates computed now (cost O(slots·distinct sizes)).
@@ -242,15 +279,19 @@ func (s *Scheduler) dispatch(op string, rank, slot int) (Decision, Batch, error)
 	if l.state != Idle {
 		return 0, Batch{}, slotErr(op, rank, slot, "slot is %v, want Idle", l.state)
 	}
-	if s.failed || s.next >= s.cfg.Items {
+	if s.Exhausted() {
 		l.state = StopReceived // via ReadySent
 		s.stats.Stops[rank][slot]++
 		return Stop, Batch{}, nil
 	}
+	rem := s.cfg.Items - s.next
+	if !s.closed && (rem == 0 || rem < s.cfg.BatchSize) {
+		return Wait, Batch{}, nil // the slot stays Idle
+	}
 	if s.nextID == math.MaxInt64 {
 		return 0, Batch{}, &Error{Op: op, Rank: rank, Msg: fmt.Sprintf("slot %d: batch id space exhausted", slot), Err: ErrOverflow}
 	}
-	n := s.size(rank, s.cfg.Items-s.next)
+	n := s.size(rank, rem)
 	b := Batch{ID: s.nextID, Start: s.next, Count: n}
 	s.nextID++
 	s.next += n
@@ -371,7 +412,9 @@ func (s *Scheduler) complete(rank int, l *slot, ok bool, t *Timing) {
 			p.updatePrefetch(s.curSize(rank))
 		}
 	}
-	if ok {
+	if ok && s.done == nil {
+		s.completed += b.Count // an open input's batches are disjoint
+	} else if ok {
 		for i := b.Start; i < b.End(); i++ {
 			if !s.done[i] {
 				s.done[i] = true
@@ -468,8 +511,8 @@ func (s *Scheduler) Check() error {
 			}
 		}
 	}
-	if !s.failed && s.completed != s.cfg.Items {
-		return protoErr("Check", -1, "done with %d of %d items complete", s.completed, s.cfg.Items)
+	if !s.failed && (!s.closed || s.completed != s.cfg.Items) {
+		return protoErr("Check", -1, "done with %d of %d items complete (input closed: %v)", s.completed, s.cfg.Items, s.closed)
 	}
 	return nil
 }

@@ -37,6 +37,11 @@ const (
 	Assign Decision = iota + 1
 	// Stop tells the slot that no more work will come.
 	Stop
+	// Wait (open input only, see Config.Open) tells the engine that no
+	// item is available yet but more may come: the slot stays Idle, and
+	// the engine asks again (the READY, or the root's dispatch) once
+	// Extend or CloseInput has changed what there is.
+	Wait
 )
 
 // String returns the decision's name.
@@ -46,6 +51,8 @@ func (d Decision) String() string {
 		return "Assign"
 	case Stop:
 		return "Stop"
+	case Wait:
+		return "Wait"
 	}
 	return "Decision(?)"
 }
