@@ -62,6 +62,7 @@ func mpiExamples() []mpiExample {
 		{"ExamplePmap_error", ExamplePmap_error,
 			"rank 0: user error: 3 is a multiple of 3\n", "rank 1: user error: 3 is a multiple of 3\n"},
 		{"ExampleCallStats", ExampleCallStats, "2 ranks ran 100 items in 10 batches\n", ""},
+		{"ExamplePmapStream", ExamplePmapStream, "[1 4 9 16 25 36 49 64 81 100] true\n", ""},
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"log"
 	"strings"
 
@@ -59,6 +60,44 @@ func ExamplePmap() {
 		fmt.Println(upper) // [ALPHA BETA GAMMA DELTA]
 	}
 }
+
+// PmapStream reads the root's items lazily and hands each result to the
+// root's sink as it becomes due, in input order: here the squares of an
+// unbounded sequence, until the sink has the first ten (the sequence's
+// yield then returns false). The root never holds more than Options.Window
+// items and results.
+func ExamplePmapStream() {
+	world, err := hataori.World()
+	if err != nil {
+		log.Fatal(err)
+	}
+	rank, _ := world.Rank()
+	naturals := hataori.None[iter.Seq[int]]() // only the root supplies items
+	var sink func(i, sq int) error            // and receives the results
+	var firstTen []int
+	if rank == 0 {
+		naturals = hataori.Some(iter.Seq[int](func(yield func(int) bool) {
+			for n := 1; yield(n); n++ {
+			}
+		}))
+		sink = func(i, sq int) error {
+			if firstTen = append(firstTen, sq); len(firstTen) == 10 {
+				return errEnough // stops the call like a failing item, on every rank
+			}
+			return nil
+		}
+	}
+	err = hataori.PmapStream(context.Background(), world, nil, hataori.Options{Window: 64}, naturals,
+		func(_ context.Context, n int) (int, error) { return n * n, nil }, sink)
+	if !errors.Is(err, hataori.KindUser) {
+		log.Fatal(err)
+	}
+	if rank == 0 {
+		fmt.Println(firstTen, errors.Is(err, errEnough))
+	}
+}
+
+var errEnough = errors.New("enough")
 
 // A failing callback fails the whole call: the root stops handing out
 // work, running batches finish, and every rank returns the same

@@ -96,10 +96,10 @@ type streamStore[T, U any] struct {
 	unordered bool
 	failFast  bool
 
-	queue   []T // read, not yet dealt: items [next, read)
-	qhead   int
-	read    int // items read from the sequence
-	sunk    int // items through the sink (or dropped)
+	queue   [][]T // the chunks read, not yet dealt: items [next, read)
+	qhead   int   // the items of queue[0] already dealt
+	read    int   // items read from the sequence
+	sunk    int   // items through the sink (or dropped)
 	closed  bool
 	open    map[int]*streamBatch[T, U] // by first index: dealt, not yet handed to the sink
 	front   int                        // ordered: the first index not yet handed to the sink
@@ -126,16 +126,32 @@ func newStreamStore[T, U any](mu *sync.Mutex, window int, unordered, failFast bo
 }
 
 func (s *streamStore[T, U]) assigned(b sched.Batch) {
-	in := make([]T, b.Count)
-	copy(in, s.queue[s.qhead:s.qhead+b.Count])
-	clear(s.queue[s.qhead : s.qhead+b.Count])
-	s.qhead += b.Count
-	if s.qhead >= len(s.queue)/2 {
-		n := copy(s.queue, s.queue[s.qhead:])
-		clear(s.queue[n:])
-		s.queue, s.qhead = s.queue[:n], 0
+	var in []T
+	if head := s.queue[0][s.qhead:]; len(head) >= b.Count {
+		in = head[:b.Count:b.Count] // within one chunk: no copy
+		s.qhead += b.Count
+	} else {
+		in = make([]T, 0, b.Count)
+		for len(in) < b.Count {
+			head := s.queue[0][s.qhead:]
+			k := min(len(head), b.Count-len(in))
+			in = append(in, head[:k]...)
+			s.qhead += k
+			if s.qhead == len(s.queue[0]) {
+				s.popChunk()
+			}
+		}
+	}
+	if len(s.queue) > 0 && s.qhead == len(s.queue[0]) {
+		s.popChunk()
 	}
 	s.open[b.Start] = &streamBatch[T, U]{b: b, in: in, out: make([]U, b.Count)}
+}
+
+// popChunk drops the queue's first chunk, every item of which is dealt.
+func (s *streamStore[T, U]) popChunk() {
+	s.queue[0] = nil
+	s.queue, s.qhead = s.queue[1:], 0
 }
 
 func (s *streamStore[T, U]) batch(b sched.Batch) *streamBatch[T, U] {
@@ -156,13 +172,12 @@ func (s *streamStore[T, U]) awaitMore() {
 func (s *streamStore[T, U]) completed(b sched.Batch, ok bool) {
 	sb := s.open[b.Start]
 	sb.in, sb.ok, sb.done = nil, ok, true
-	for i := b.Start; i < b.End(); i++ {
+	for i := b.Start; len(s.failed) > 0 && i < b.End(); i++ {
 		if s.failed[i] {
 			delete(s.failed, i)
 			sb.failed = append(sb.failed, i-b.Start)
 		}
 	}
-	slices.Sort(sb.failed)
 	if !ok {
 		s.missed = append(s.missed, missingRange{b.Start, b.End()})
 	}
@@ -201,13 +216,17 @@ func (s *streamStore[T, U]) missing(sch *sched.Scheduler, listed map[int]bool) [
 	return out
 }
 
-// push adds items read from the sequence (under mu, space reserved by
-// reserve) and wakes whoever waits for them.
+// push adds a chunk of items read from the sequence (under mu, space
+// reserved by reserve; the chunk is the store's from now on) and wakes
+// whoever waits for them.
 func (s *streamStore[T, U]) push(items []T) error {
+	if len(items) == 0 {
+		return nil
+	}
 	if err := s.sch.Extend(len(items)); err != nil {
 		return err
 	}
-	s.queue = append(s.queue, items...)
+	s.queue = append(s.queue, items)
 	s.changed.Store(true)
 	s.more.Broadcast()
 	return nil

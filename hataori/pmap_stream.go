@@ -127,7 +127,7 @@ func (r *rootLoop[T, U]) readStream(ss *streamStore[T, U], seq iter.Seq[T]) {
 			r.pushChunk(ss, chunk, room)
 			room = ss.reserve(readChunk)
 			r.mu.Unlock()
-			chunk = chunk[:0]
+			chunk = make([]T, 0, min(room, readChunk)) // the last one is the store's
 			stopped = room == 0
 			return !stopped
 		})
