@@ -112,7 +112,11 @@ type slotRun struct {
 // the root's only slot itself (MPI-only at MPI_THREAD_SINGLE).
 func runRoot[T, U any](c *call[T, U], slots []int, pending []pendingReady, start func(serve func(int))) []U {
 	k := c.k
-	sch, err := sched.New(sched.Config{Items: len(c.items), Open: c.stream != nil, BatchSize: c.batch, Root: k.Rank, Slots: slots})
+	cfg := sched.Config{Items: len(c.items), BatchSize: c.batch, Root: k.Rank, Slots: slots}
+	if c.stream != nil {
+		cfg.Open, cfg.Window = true, max(c.stream.window, c.batch)
+	}
+	sch, err := sched.New(cfg)
 	if err != nil {
 		start(nil)
 		k.AbortProtocol(err.Error())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"time"
 
 	"github.com/hataori/hataori-go/hataori/internal/errmsg"
 	"github.com/hataori/hataori-go/internal/sched"
@@ -70,9 +71,17 @@ type streamSpec[T, U any] struct {
 }
 
 // readChunk is the most items the reader takes from the sequence before it
-// hands them to the scheduler (it hands them over at once when a slot
-// waits for items).
-const readChunk = 256
+// hands them to the scheduler. While a dispatch waits for items (hungry)
+// it hands them over sooner: once it holds hungryChunk items, or once
+// hungryWait has passed since the chunk's first item (a slow sequence), so
+// that waiting slots get batches of a useful size rather than one item
+// each, and a sequence slower than its consumers costs them no more than
+// hungryWait of latency.
+const (
+	readChunk   = 1024
+	hungryChunk = 64
+	hungryWait  = 50 * time.Microsecond
+)
 
 // startStream makes the root's window for sp and starts its reader and
 // sink goroutines.
@@ -112,7 +121,8 @@ func (r *rootLoop[T, U]) readStream(ss *streamStore[T, U], seq iter.Seq[T]) {
 	r.mu.Lock()
 	room := ss.reserve(readChunk)
 	r.mu.Unlock()
-	chunk := make([]T, 0, readChunk)
+	chunk := make([]T, 0, min(room, readChunk))
+	var first time.Time // when chunk's first item came, read only when hungry
 	stopped := room == 0
 	if !stopped {
 		seq(func(x T) bool {
@@ -123,11 +133,20 @@ func (r *rootLoop[T, U]) readStream(ss *streamStore[T, U], seq iter.Seq[T]) {
 			if room--; room > 0 && !ss.hungry.Load() {
 				return true
 			}
+			if room > 0 && len(chunk) < hungryChunk {
+				if first.IsZero() {
+					first = time.Now()
+					return true
+				}
+				if time.Since(first) < hungryWait {
+					return true
+				}
+			}
 			r.mu.Lock()
 			r.pushChunk(ss, chunk, room)
 			room = ss.reserve(readChunk)
 			r.mu.Unlock()
-			chunk = make([]T, 0, min(room, readChunk)) // the last one is the store's
+			chunk, first = make([]T, 0, min(room, readChunk)), time.Time{} // the last one is the store's
 			stopped = room == 0
 			return !stopped
 		})

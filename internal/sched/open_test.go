@@ -7,7 +7,8 @@ import (
 )
 
 // TestOpenInput drives an open input (Config.Open) with random Extend
-// chunks and random slot orders, fixed and automatic sizes: every index is
+// chunks and random slot orders, fixed and automatic sizes, with and
+// without a Window (the factoring base while open): every index is
 // assigned once, in order, only once it was available; a dispatch waits
 // (Wait, slot still Idle) exactly when nothing (fixed: less than a batch)
 // is available before CloseInput, and stops only after it; a fixed size
@@ -15,7 +16,7 @@ import (
 func TestOpenInput(t *testing.T) {
 	for seed := range uint64(200) {
 		rng := rand.New(rand.NewPCG(seed, 7))
-		cfg := Config{Open: true, BatchSize: []int{0, 1, 3, 16}[seed%4], Root: 0, Slots: []int{1 + rng.IntN(3), 1 + rng.IntN(2), 1}}
+		cfg := Config{Open: true, BatchSize: []int{0, 1, 3, 16}[seed%4], Window: []int{0, 64}[seed/4%2], Root: 0, Slots: []int{1 + rng.IntN(3), 1 + rng.IntN(2), 1}}
 		s, err := New(cfg)
 		if err != nil {
 			t.Fatal(err)

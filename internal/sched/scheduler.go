@@ -13,10 +13,16 @@ type Config struct {
 	// Open: the input's length is not known yet (a stream). Items grows
 	// with Extend until CloseInput; meanwhile a dispatch that finds no
 	// item available (or, with a fixed BatchSize, fewer than a batch)
-	// returns Wait instead of Stop, the factoring share is taken of the
-	// items available, and no per-index table is kept (IsDone reports
-	// false).
+	// returns Wait instead of Stop, the factoring share is taken of
+	// Window (the remainder is not known yet, and the engine holds up to
+	// Window items: what is available says only how far its reader is
+	// ahead), a batch never takes more than what is available, and no
+	// per-index table is kept (IsDone reports false). Once the input is
+	// closed the share is the usual one, of what remains.
 	Open bool
+	// Window is, with Open, the most items the engine holds at once (read
+	// and not yet through its consumer); 0 means the items available.
+	Window int
 	// BatchSize is the fixed batch size (>= 1), or 0 for automatic sizes
 	// (see the package documentation). A fixed size gives batch k the
 	// indices [k·BatchSize, min((k+1)·BatchSize, Items)); automatic
@@ -291,7 +297,11 @@ func (s *Scheduler) dispatch(op string, rank, slot int) (Decision, Batch, error)
 	if s.nextID == math.MaxInt64 {
 		return 0, Batch{}, &Error{Op: op, Rank: rank, Msg: fmt.Sprintf("slot %d: batch id space exhausted", slot), Err: ErrOverflow}
 	}
-	n := s.size(rank, rem)
+	base := rem
+	if !s.closed {
+		base = max(rem, s.cfg.Window)
+	}
+	n := min(s.size(rank, base), rem)
 	b := Batch{ID: s.nextID, Start: s.next, Count: n}
 	s.nextID++
 	s.next += n
