@@ -7,8 +7,13 @@
 #             interleaved, 7 rounds each, medians and their ratio
 #   skew      64 heavy-tailed sleep items at batch 1 against the
 #             zero-overhead greedy schedule of the same measured durations
+#   cpu       20,000 CPU-bound items of ~20 µs, zero Options, MPI-only, on
+#             2 ranks: one host (default binding) and one rank per host
+#             (scripts/bench/pmap -case cpu; ideal: 2 cores; across the
+#             hosts --bind-to none, since both namespaces share the
+#             machine's cores and each launcher would bind its rank to core 0)
 # Each case prints items per rank and per slot beside its figures. Needs
-# root (for the hosts). Usage: scripts/bench-hosts.sh [prefetch|skew|all]
+# root (for the hosts). Usage: scripts/bench-hosts.sh [prefetch|skew|cpu|all]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 which="${1:-all}"
@@ -19,9 +24,23 @@ trap 'rm -rf "$(dirname "$bin")"' EXIT
 CGO_ENABLED=0 go build -tags mpirt -o "$bin" ./scripts/bench/pmap
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 MPI_RT_LIB="$HATAORI_WRAPPER_OPENMPI"
 
-cases=(prefetch skew)
+cases=(prefetch skew cpu)
 [ "$which" = all ] || cases=("$which")
 for c in "${cases[@]}"; do
+	if [ "$c" = cpu ]; then
+		echo "== cpu: one host (2 ranks, shared memory, default binding)"
+		timeout 600 mpirun -n 2 "$bin" -case cpu -configs mpi-only -batches 0
+		echo "== cpu: two hosts (1 + 1 ranks, Open MPI over TCP only)"
+		# shellcheck disable=SC2016 # expanded inside the first host
+		scripts/multihost.sh -- bash -c '
+			hosts=$(echo $MULTIHOST_ADDRS | sed "s/\([^ ]*\)/\1:1/g; s/ /,/")
+			exec timeout 600 mpirun -n 2 --bind-to none --host "$hosts" \
+				--mca plm_rsh_agent "$MULTIHOST_AGENT" --mca btl tcp,self \
+				--mca btl_tcp_if_include "$MULTIHOST_SUBNET" --mca oob_tcp_if_include "$MULTIHOST_SUBNET" \
+				-x MPI_RT_LIB -x OMPI_ALLOW_RUN_AS_ROOT -x OMPI_ALLOW_RUN_AS_ROOT_CONFIRM \
+				'"$bin"' -case cpu -configs mpi-only -batches 0'
+		continue
+	fi
 	echo "== $c: one host (4 ranks, shared memory, default binding)"
 	timeout 600 mpirun --oversubscribe -n 4 "$bin" -case "$c"
 	echo "== $c: two hosts (2 + 2 ranks, Open MPI over TCP only)"
