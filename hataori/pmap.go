@@ -90,8 +90,10 @@ type Options struct {
 	// up. 0 means [DefaultWindow]; a fixed BatchSize above it raises it to
 	// one batch. A larger window keeps more slots busy behind a long
 	// item (ordered) and allows larger automatic batches; a smaller one
-	// bounds memory for large items or results. Root-local, like Stats;
-	// Pmap ignores it.
+	// bounds memory for large items or results: the window counts items,
+	// not bytes, so with results of a MiB each the default would allow
+	// 16 GiB (set Window so that Window times the size of an item and its
+	// result fits). Root-local, like Stats; Pmap ignores it.
 	Window int
 	// Unordered hands a [PmapStream] call's results to its sink in the
 	// order the batches complete instead of input order (i still names
