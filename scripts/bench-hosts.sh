@@ -12,8 +12,11 @@
 #             (scripts/bench/pmap -case cpu; ideal: 2 cores; across the
 #             hosts --bind-to none, since both namespaces share the
 #             machine's cores and each launcher would bind its rank to core 0)
+#   fixed     the fixed cost of an 8-item Pmap and an 8-byte Broadcast
+#             against raw dup + Allreduce + free, 4 ranks (2 per host), as
+#             scripts/bench-fixed.sh (scripts/bench/fixed, 21 repetitions)
 # Each case prints items per rank and per slot beside its figures. Needs
-# root (for the hosts). Usage: scripts/bench-hosts.sh [prefetch|skew|cpu|all]
+# root (for the hosts). Usage: scripts/bench-hosts.sh [prefetch|skew|cpu|fixed|all]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 which="${1:-all}"
@@ -22,9 +25,10 @@ eval "$(scripts/build-wrappers.sh)"
 bin="$(mktemp -d)/benchpmap"
 trap 'rm -rf "$(dirname "$bin")"' EXIT
 CGO_ENABLED=0 go build -tags mpirt -o "$bin" ./scripts/bench/pmap
+CGO_ENABLED=0 go build -tags mpirt -o "$(dirname "$bin")/benchfixed" ./scripts/bench/fixed
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 MPI_RT_LIB="$HATAORI_WRAPPER_OPENMPI"
 
-cases=(prefetch skew cpu)
+cases=(prefetch skew cpu fixed)
 [ "$which" = all ] || cases=("$which")
 for c in "${cases[@]}"; do
 	if [ "$c" = cpu ]; then
@@ -41,8 +45,15 @@ for c in "${cases[@]}"; do
 				'"$bin"' -case cpu -configs mpi-only -batches 0'
 		continue
 	fi
+	args="-case $c"
+	prog="$bin"
+	if [ "$c" = fixed ]; then
+		args="-reps 21"
+		prog="$(dirname "$bin")/benchfixed"
+	fi
 	echo "== $c: one host (4 ranks, shared memory, default binding)"
-	timeout 600 mpirun --oversubscribe -n 4 "$bin" -case "$c"
+	# shellcheck disable=SC2086 # args holds several words
+	timeout 600 mpirun --oversubscribe -n 4 "$prog" $args
 	echo "== $c: two hosts (2 + 2 ranks, Open MPI over TCP only)"
 	# shellcheck disable=SC2016 # expanded inside the first host
 	scripts/multihost.sh -- bash -c '
@@ -51,5 +62,5 @@ for c in "${cases[@]}"; do
 			--mca plm_rsh_agent "$MULTIHOST_AGENT" --mca btl tcp,self \
 			--mca btl_tcp_if_include "$MULTIHOST_SUBNET" --mca oob_tcp_if_include "$MULTIHOST_SUBNET" \
 			-x MPI_RT_LIB -x OMPI_ALLOW_RUN_AS_ROOT -x OMPI_ALLOW_RUN_AS_ROOT_CONFIRM \
-			'"$bin"' -case '"$c"
+			'"$prog $args"
 done
