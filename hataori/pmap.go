@@ -221,7 +221,7 @@ type call[T, U any] struct {
 	collect     bool       // CollectAll
 	inline      bool       // the coordinator runs the callbacks (MPI_THREAD_SINGLE)
 	prefetch    bool       // a remote rank holds one batch beyond its running ones
-	spare       bool       // the rank may use more CPUs than its computing goroutines
+	spare       bool       // the rank may use more CPUs than the node's ranks' computing goroutines (nodeRanks)
 	oneCPU      bool       // the rank may use one CPU only (its slots share it with the coordinator)
 	rep         *report
 	pan         *firstPanic

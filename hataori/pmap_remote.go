@@ -41,7 +41,7 @@ type remoteLoop[T, U any] struct {
 	results    chan slotResult // capacity logical: a finished slot never waits
 	free       chan []byte     // RESULT frames already sent, for reuse
 	held       int             // TASKs received whose RESULT is not yet sent
-	kicks      bool            // hand-offs through resultKick and taskKick (one CPU, no prefetch)
+	kicks      bool            // hand-offs through resultKick and taskKick (no spare CPU, no forced prefetch)
 	resultKick coll.Kick       // signalled by a slot that queued a RESULT
 	taskKick   coll.Kick       // signalled by the coordinator that queued a TASK (or closed the queue)
 
@@ -167,10 +167,10 @@ func (r *remoteLoop[T, U]) serve(s int) {
 }
 
 // nextJob waits for the next TASK of any logical slot (false once the
-// queue is closed). On a rank with one CPU, without prefetch, it waits on
-// taskKick rather than in a channel receive, so that the
+// queue is closed). On a rank with no spare CPU, without forced prefetch,
+// it waits on taskKick rather than in a channel receive, so that the
 // coordinator's hand-off wakes this thread directly (see
-// docs/ARCHITECTURE.md, "Waiting on a shared core"); with more CPUs the
+// docs/ARCHITECTURE.md, "Waiting on a shared core"); with a spare CPU the
 // runtime's own hand-off is cheaper.
 func (r *remoteLoop[T, U]) nextJob() (remoteJob, bool) {
 	if !r.kicks {

@@ -134,8 +134,8 @@ func runRoot[T, U any](c *call[T, U], slots []int, pending []pendingReady, start
 	}
 	if c.spare {
 		// The round trips are measured anyway; the timed polls only pay
-		// with no spare CPU (a spinning coordinator takes nothing from
-		// the slots then).
+		// with no spare CPU (with one, a spinning coordinator takes
+		// nothing from the slots).
 		r.due.on = false
 	}
 	if c.stats != nil {
@@ -194,7 +194,7 @@ func runRoot[T, U any](c *call[T, U], slots []int, pending []pendingReady, start
 // coordinators run: a rank whose coordinator is descheduled right after
 // its first READY still gets its share, where separate READYs per slot
 // could arrive after faster ranks had taken the whole input. Cost: one
-// blocking send per logical slot (TASK or STOP), as before.
+// send per logical slot (TASK or STOP), as before.
 func (r *rootLoop[T, U]) firstDeal(slots []int, pending []pendingReady) {
 	for _, ps := range dealOrder(slots, pending) {
 		r.onReady(ps.rank, ps.slot, ps.status)
