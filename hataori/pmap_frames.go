@@ -371,3 +371,69 @@ func countFits(n int) error {
 	}
 	return nil
 }
+
+// taskSend is a TASK on its way out: its memory stays the send's until
+// the send has completed.
+type taskSend struct {
+	snd coll.Sending
+	buf []byte
+}
+
+// taskFreeMax bounds the TASK memory the root keeps for reuse.
+const taskFreeMax = 4
+
+// sendTask starts sending the TASK buf to rank to without waiting for it
+// to complete (the root coordinator, like a remote one with its RESULTs,
+// never waits in MPI_Send: on a rank with no spare CPU a blocking send
+// waits, spinning on the core its slot computes on, until the other rank's
+// coordinator, asleep while its slots compute, takes the message), and
+// takes the next TASK's memory from those already sent. MPI keeps the
+// order of one sender's messages, so a later STOP still follows it.
+// Coordinator only.
+func (r *rootLoop[T, U]) sendTask(to int, buf []byte) {
+	tracef("send kind=TASK to=%d bytes=%d", to, len(buf))
+	r.sent[to] += int64(len(buf))
+	snd, err := r.k.StartFrame(to, tagPmap, buf)
+	if err != nil {
+		r.k.AbortTransport(err)
+	}
+	r.taskSends = append(r.taskSends, taskSend{snd: snd, buf: buf})
+	r.taskBuf = nil
+	if n := len(r.taskFree); n > 0 {
+		r.taskBuf, r.taskFree = r.taskFree[n-1], r.taskFree[:n-1]
+	}
+}
+
+// reapTasks keeps the memory of the TASKs whose sends have completed.
+func (r *rootLoop[T, U]) reapTasks() {
+	n := 0
+	for _, p := range r.taskSends {
+		done, err := p.snd.Done()
+		if err != nil {
+			r.k.AbortTransport(err)
+		}
+		switch {
+		case !done:
+			r.taskSends[n] = p
+			n++
+		case r.taskBuf == nil:
+			r.taskBuf = p.buf
+		case len(r.taskFree) < taskFreeMax:
+			r.taskFree = append(r.taskFree, p.buf)
+		}
+	}
+	clear(r.taskSends[n:])
+	r.taskSends = r.taskSends[:n]
+}
+
+// awaitTasks waits until every TASK sent has left (at the end of the loop:
+// every rank has received its TASKs before it drained).
+func (r *rootLoop[T, U]) awaitTasks() {
+	var b coll.Backoff
+	for len(r.taskSends) > 0 {
+		if r.reapTasks(); len(r.taskSends) == 0 {
+			return
+		}
+		b.Wait(true, nil, nil)
+	}
+}

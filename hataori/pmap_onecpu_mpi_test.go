@@ -16,8 +16,9 @@ import (
 // default for two ranks; MPICH's -bind-to core), where the coordinators
 // wait as docs/ARCHITECTURE.md "Waiting on a shared core" says: it checks
 // by the debug counters that the root timed its sleeps by due RESULTs
-// and that the remote rank's slot or coordinator waited on their kicks
-// (without prefetch; with it, neither happens), and that every result came
+// (with and without prefetch: a prefetched TASK is predicted behind the
+// running one) and that the remote rank's slot or coordinator waited on
+// their kicks (without prefetch; with it, not), and that every result came
 // back in order, MPI-only and with a one-worker domain, with and without
 // prefetch.
 func TestPmapOneCPU(t *testing.T) {
@@ -72,11 +73,8 @@ func TestPmapOneCPU(t *testing.T) {
 			}
 			if c.batch == 0 {
 				// automatic: results only
-			} else if due == 0 && !c.prefetch {
+			} else if due == 0 {
 				t.Errorf("%s: the root never timed a sleep by a due RESULT", c.name)
-			}
-			if due != 0 && c.prefetch {
-				t.Errorf("%s: the root timed %d sleeps by due RESULTs with prefetch on", c.name, due)
 			}
 		} else if c.batch == 0 {
 			// automatic: results only

@@ -41,7 +41,7 @@ type remoteLoop[T, U any] struct {
 	results    chan slotResult // capacity logical: a finished slot never waits
 	free       chan []byte     // RESULT frames already sent, for reuse
 	held       int             // TASKs received whose RESULT is not yet sent
-	kicks      bool            // hand-offs through resultKick and taskKick (one CPU, no prefetch)
+	kicks      bool            // hand-offs through resultKick and taskKick (no spare CPU, no forced prefetch)
 	resultKick coll.Kick       // signalled by a slot that queued a RESULT
 	taskKick   coll.Kick       // signalled by the coordinator that queued a TASK (or closed the queue)
 
@@ -52,11 +52,12 @@ type remoteLoop[T, U any] struct {
 	firstCanceled *remoteFault // FailFast: the first item that failed with the call's cancellation
 	scratch       []byte       // the last RESULT's memory (inline mode)
 	meters        []slotMeter
-	sending       []sentResult // RESULTs whose nonblocking send has not completed
+	sending       []sentResult // RESULTs and READYs whose nonblocking send has not completed
 }
 
-// sentResult is a RESULT on its way to the root: its frame is MPI's until
-// the send completes, then it goes back for reuse.
+// sentResult is a RESULT (or, with no frame kept, a READY) on its way to
+// the root: its frame is MPI's until the send completes, then it goes back
+// for reuse.
 type sentResult struct {
 	snd   coll.Sending
 	frame []byte
@@ -112,7 +113,7 @@ func runRemote[T, U any](c *call[T, U], slots int, start func(serve func(int))) 
 	// root holds its READY until prefetch pays (then the TASK waits in
 	// MPI until a slot finishes and wakes the coordinator, which still
 	// saves the round trip).
-	r.kicks = c.oneCPU && !(c.prefetch && !c.inline)
+	r.kicks = !c.spare && !(c.prefetch && !c.inline)
 	defer r.closeJobs()
 	if c.inline {
 		start(nil)
@@ -166,10 +167,10 @@ func (r *remoteLoop[T, U]) serve(s int) {
 }
 
 // nextJob waits for the next TASK of any logical slot (false once the
-// queue is closed). On a rank with one CPU, without prefetch, it waits on
-// taskKick rather than in a channel receive, so that the
+// queue is closed). On a rank with no spare CPU, without forced prefetch,
+// it waits on taskKick rather than in a channel receive, so that the
 // coordinator's hand-off wakes this thread directly (see
-// docs/ARCHITECTURE.md, "Waiting on a shared core"); with more CPUs the
+// docs/ARCHITECTURE.md, "Waiting on a shared core"); with a spare CPU the
 // runtime's own hand-off is cheaper.
 func (r *remoteLoop[T, U]) nextJob() (remoteJob, bool) {
 	if !r.kicks {
@@ -224,7 +225,15 @@ func (r *remoteLoop[T, U]) sendReadyFlags(s int, flags uint8) {
 		status = statusCanceled
 	}
 	step(r.k, r.w.SendReady(s))
-	r.send(readyFrame(status|flags, s, r.logical))
+	// Without waiting, as a RESULT: a blocking send would spin on this
+	// rank's core until the root's coordinator, asleep until its next
+	// RESULT is due, takes the message. MPI keeps the order of one
+	// sender's messages.
+	snd, err := r.k.StartFrame(r.c.root, tagPmap, readyFrame(status|flags, s, r.logical))
+	if err != nil {
+		r.k.AbortTransport(err)
+	}
+	r.sending = append(r.sending, sentResult{snd: snd})
 }
 
 // loop runs until every slot has stopped and no RESULT is outstanding.
@@ -316,6 +325,9 @@ func (r *remoteLoop[T, U]) reapSends() bool {
 		if !done {
 			r.sending[n] = p
 			n++
+			continue
+		}
+		if p.frame == nil { // a READY
 			continue
 		}
 		if r.c.inline && r.scratch == nil {

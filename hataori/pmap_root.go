@@ -46,8 +46,10 @@ type rootLoop[T, U any] struct {
 	inlineRun slotRun
 	waiting   []waitingReady // READYs that got Wait (a stream with no item yet; coordinator only)
 
-	taskBuf   []byte // the last TASK's memory, reused once its send has returned
-	taskFlags uint8  // what the other ranks measure (taskStats, taskSpans)
+	taskBuf   []byte     // memory for the next TASK (nil: allocate)
+	taskSends []taskSend // TASKs on their way out (sendTask, reapTasks)
+	taskFree  [][]byte   // memory of TASKs whose sends have completed
+	taskFlags uint8      // what the other ranks measure (taskStats, taskSpans)
 
 	// Automatic prefetch (holdReady; coordinator only, holdable fixed).
 	holdable     bool   // automatic sizes without Options.Prefetch: prefetch slots wait for the measurements
@@ -146,11 +148,10 @@ func runRoot[T, U any](c *call[T, U], slots []int, pending []pendingReady, start
 	for _, p := range pending {
 		r.prefetchSlot[p.rank] = p.prefetchSlot
 	}
-	if !c.oneCPU || c.prefetch {
+	if c.spare {
 		// The round trips are measured anyway; the timed polls only pay
-		// with no spare CPU, and with prefetch a remote slot's next TASK
-		// waits in its queue, so the root's timing matters less than the
-		// polls it would spend.
+		// with no spare CPU (with one, a spinning coordinator takes
+		// nothing from the slots).
 		r.due.on = false
 	}
 	if c.stats != nil {
@@ -212,7 +213,7 @@ func runRoot[T, U any](c *call[T, U], slots []int, pending []pendingReady, start
 // coordinators run: a rank whose coordinator is descheduled right after
 // its first READY still gets its share, where separate READYs per slot
 // could arrive after faster ranks had taken the whole input. Cost: one
-// blocking send per logical slot (TASK or STOP), as before.
+// send per logical slot (TASK or STOP), as before.
 func (r *rootLoop[T, U]) firstDeal(slots []int, pending []pendingReady) {
 	for _, ps := range dealOrder(slots, pending) {
 		r.onReady(ps.rank, ps.slot, ps.status)
@@ -308,6 +309,7 @@ func (r *rootLoop[T, U]) endLoop() {
 // progress, and backs off when idle; it returns once every rank has
 // drained. At world size one it just waits.
 func (r *rootLoop[T, U]) loop(inline bool) {
+	defer r.awaitTasks()
 	var b coll.Backoff
 	ready := func() bool {
 		select {
@@ -352,6 +354,9 @@ func (r *rootLoop[T, U]) loop(inline bool) {
 			}
 			continue
 		}
+		if len(r.taskSends) > 0 {
+			r.reapTasks()
+		}
 		progressed := r.pollRemote()
 		if inline && !progressed && !r.inlineRun.stopped {
 			// MPI-only at MPI_THREAD_SINGLE: the batch blocks this
@@ -372,12 +377,12 @@ func (r *rootLoop[T, U]) loop(inline bool) {
 	}
 }
 
-// waitDue is the coordinator's idle wait on a rank with one CPU while its
-// slot computes and a remote RESULT is expected (see dueTracker): it sleeps
-// until dueEarly before the RESULT is due (at most backoffMax, the poll
-// interval), or returns at once, to poll again, from then until dueSpin
-// after it. It reports false when no RESULT is expected then; the caller
-// backs off as usual.
+// waitDue is the coordinator's idle wait on a rank with no spare CPU while
+// its slots compute and a remote RESULT is predicted (see dueTracker): it
+// sleeps until dueEarly before the RESULT is due (at most dueMaxSleep), or
+// returns at once, to poll again, from then until dueSpin after it. It
+// reports false when no RESULT is predicted then; the caller backs off as
+// usual.
 func (r *rootLoop[T, U]) waitDue() bool {
 	until, ok := r.due.next(int64(time.Since(r.c.t0)))
 	switch {
@@ -387,7 +392,7 @@ func (r *rootLoop[T, U]) waitDue() bool {
 		return true // due: poll again without sleeping
 	}
 	debugDueSleep()
-	coll.ThreadSleep(min(until-dueEarly, coll.BackoffMax))
+	coll.ThreadSleep(min(until-dueEarly, dueMaxSleep))
 	return true
 }
 
@@ -636,11 +641,13 @@ func (r *rootLoop[T, U]) onReady(from, s int, status uint8) {
 	for {
 		var d sched.Decision
 		var b sched.Batch
+		var cost time.Duration
 		r.locked(func() (err error) {
 			d, b, err = r.sch.OnReady(from, s)
 			if d == sched.Assign {
 				r.store.assigned(b)
 			}
+			cost = r.sch.Estimate(from).ItemCost
 			return err
 		})
 		switch d {
@@ -655,10 +662,13 @@ func (r *rootLoop[T, U]) onReady(from, s int, status uint8) {
 		}
 		buf, err := taskFrame(r.taskBuf, b.ID, b.Start, r.store.items(b))
 		if err == nil {
-			buf[2] = r.taskFlags                   // the header's Status byte
-			r.send(from, withSlot(buf, s), "TASK") // a blocking send: buf is free again when it returns
-			r.due.taskSent(from, s, int64(time.Since(r.c.t0)))
-			r.taskBuf = buf
+			buf[2] = r.taskFlags               // the header's Status byte
+			r.sendTask(from, withSlot(buf, s)) // nonblocking: buf is the send's until reapTasks
+			exec := r.sch.SlotCount(from)
+			if r.prefetchSlot[from] {
+				exec--
+			}
+			r.due.taskSent(from, s, int64(time.Since(r.c.t0)), int64(cost)*int64(b.Count), exec)
 			debugTaskSent()
 			return
 		}
@@ -1011,91 +1021,73 @@ func (c *taskClock) roundTrip(rank, slot int, now int64) int64 {
 
 // dueTracker times the root coordinator's polls on a rank whose every CPU
 // computes (no spare CPU), where each timed wake-up of the coordinator
-// costs its core's slot about 10 µs here: rather than wake every back-off
-// step, the coordinator sleeps until the next remote RESULT is due, then
-// polls briefly for it, so that a remote slot gets its next TASK a few
+// costs its core's slot a context switch and an MPI progress call (10–20
+// µs here): rather than wake every back-off step, the coordinator sleeps
+// until the next remote RESULT is due (sched.Due: each TASK's expected
+// compute from the policy's item cost, queued behind the rank's running
+// ones, plus the lateness observed), at most dueMaxSleep, then polls
+// briefly for it, so that a remote slot gets its next TASK a few
 // microseconds after it finished rather than at the coordinator's next
-// back-off step (and the root's slot loses one wake-up per remote batch
-// instead of several). It still wakes at least every backoffMax, so no
-// message waits longer than the poll interval.
+// back-off step, and the root's slot loses about one wake-up per remote
+// batch instead of one per poll interval.
 //
-// It keeps, per remote slot, when its TASK was sent (clock, which also
+// It also keeps, per remote slot, when its TASK was sent (clock, which
 // gives every RESULT's round trip to the batch-size policy, timed polls or
-// not), and an estimate of the time from TASK to RESULT: the lowest seen
-// over the last window of RESULTs (the coordinator sees a RESULT only when
-// it polls, so an observation is the true time or later). The timed polls
-// are on only when at most dueSlots remote slots take part. Coordinator
-// only.
+// not). The timed polls are on only when at most dueSlots remote slots
+// take part. Coordinator only.
 type dueTracker struct {
 	clock taskClock
-	on    bool  // the timed polls are in use
-	cycle int64 // estimated TASK→RESULT time in ns (0: none measured yet)
-	low   int64 // the lowest observation of the current window
-	seen  int   // observations in the current window
+	on    bool // the timed polls are in use
+	model *sched.Due
 }
 
-const (
-	dueWindow = 32
-	dueSlots  = 16
-)
+const dueSlots = 16
 
 // dueEarly is how much before a RESULT is due the coordinator wakes (its
 // timer's latency); dueSpin is how long past that it polls without
-// sleeping (ended by the RESULT).
+// sleeping (ended by the RESULT); dueMaxSleep bounds one sleep (the
+// longest a message the model does not predict, such as a CANCEL, waits).
 var (
-	dueEarly = 3 * time.Microsecond
-	dueSpin  = 10 * time.Microsecond
+	dueEarly    = 3 * time.Microsecond
+	dueSpin     = 10 * time.Microsecond
+	dueMaxSleep = time.Millisecond
 )
 
 func newDueTracker(slots []int, root int) dueTracker {
 	c := newTaskClock(slots, root)
-	return dueTracker{clock: c, on: len(c.at) > 0 && len(c.at) <= dueSlots}
+	return dueTracker{clock: c, on: len(c.at) > 0 && len(c.at) <= dueSlots, model: sched.NewDue(slots, root)}
 }
 
 // active reports whether the timed polls are in use (not with no or too
 // many remote slots).
 func (d *dueTracker) active() bool { return d.on }
 
-// taskSent records that (rank, slot)'s TASK left at now.
-func (d *dueTracker) taskSent(rank, slot int, now int64) { d.clock.sent(rank, slot, now) }
+// taskSent records that (rank, slot)'s TASK left at now, with work ns of
+// expected compute (0: unknown), rank having exec executor slots.
+func (d *dueTracker) taskSent(rank, slot int, now, work int64, exec int) {
+	d.clock.sent(rank, slot, now)
+	if d.on {
+		d.model.Sent(rank, slot, now, work, exec)
+	}
+}
 
 // resultIn records that (rank, slot)'s RESULT was received at now and
 // returns its round trip (-1 with no TASK outstanding).
 func (d *dueTracker) resultIn(rank, slot int, now int64) int64 {
 	c := d.clock.roundTrip(rank, slot, now)
-	if !d.on || c < 0 {
-		return c
-	}
-	if d.seen == 0 || c < d.low {
-		d.low = c
-	}
-	if d.cycle == 0 || c < d.cycle {
-		d.cycle = c
-	}
-	if d.seen++; d.seen == dueWindow {
-		// Aim a little early, so that the next window can see a RESULT
-		// that comes sooner than the estimate (a poll at the estimated
-		// time would only ever confirm it).
-		d.cycle, d.seen = d.low-d.low/16, 0
+	if d.on && c >= 0 {
+		d.model.Arrived(rank, slot, now)
 	}
 	return c
 }
 
 // next returns how long from now until the earliest outstanding RESULT is
 // due (negative: overdue by that much); ok is false when none is
-// outstanding or no estimate exists yet.
+// outstanding with a prediction.
 func (d *dueTracker) next(now int64) (until time.Duration, ok bool) {
-	if !d.on || d.cycle == 0 {
+	if !d.on {
 		return 0, false
 	}
-	best := int64(-1)
-	for _, t := range d.clock.at {
-		if t >= 0 && (best < 0 || t < best) {
-			best = t
-		}
-	}
-	if best < 0 {
-		return 0, false
-	}
-	return time.Duration(best + d.cycle - now), true
+	u, ok := d.model.Next(now)
+	return time.Duration(u), ok
 }
