@@ -173,8 +173,11 @@ func (p ErrorPolicy) valid() bool { return p <= CollectAll }
 // mode) or, with d nil (mode Auto or Sequential), on a helper goroutine.
 // A domain needs [ThreadFunneled] or more. Items and
 // results that cross ranks must pass the type check of
-// [ErrUnsupportedType]. The caller's own messages on comm are never
-// consumed. The costs of a call are in docs/PERFORMANCE.md.
+// [ErrUnsupportedType]. A result's memory must not change once f has
+// returned it: on the root it is the result itself, and on another rank
+// the data of a large bulk result (a []byte or numeric slice, or a Bulk
+// inside one) is sent from there, after f returns. The caller's own
+// messages on comm are never consumed. The costs of a call are in docs/PERFORMANCE.md.
 //
 // Errors are *[PmapError], and every rank returns the same one. A failing
 // entry check returns a [KindPreflight] error before any item runs. Under

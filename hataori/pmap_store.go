@@ -288,16 +288,19 @@ func (r *rootLoop[T, U]) bodyAlloc() func(int) []byte {
 // bodyPool is the receive buffers of a PmapStream call with ReuseBuffers:
 // a remote rank's bulk results are received into them (each result
 // aliases its buffer), and a batch's buffers come back (put) once the sink
-// has returned for every item of the batch. At most poolKeep buffers wait
-// for reuse; the window bounds the ones in use.
+// has returned for every item of the batch. At most keep buffers wait for
+// reuse (no more than the window: the window bounds the ones in use, so
+// that many free ones serve every batch of a steady stream).
 type bodyPool struct {
 	mu   sync.Mutex
+	keep int // the most free buffers kept: min(window, poolKeep)
 	free [][]byte
 	made int // buffers allocated (tests)
 	gets int // buffers handed out (tests)
 }
 
-// poolKeep is the most free buffers a bodyPool keeps.
+// poolKeep is the most free buffers a bodyPool keeps (and at most the
+// window: startStream).
 const poolKeep = 64
 
 // get returns a buffer of n bytes: the smallest free one that holds n and
@@ -328,7 +331,7 @@ func (p *bodyPool) put(bufs [][]byte) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, b := range bufs {
-		if len(p.free) < poolKeep {
+		if len(p.free) < p.keep {
 			p.free = append(p.free, b)
 		}
 	}

@@ -85,7 +85,7 @@ func (r *rootLoop[T, U]) startStream(sp *streamSpec[T, U]) *streamStore[T, U] {
 	ss := newStreamStore[T, U](&r.mu, max(sp.window, r.c.batch), sp.unordered, !r.c.collect)
 	ss.sch = r.sch
 	if sp.reuse {
-		ss.pool = &bodyPool{}
+		ss.pool = &bodyPool{keep: min(ss.window, poolKeep)}
 	}
 	r.stream = ss
 	ss.wg.Add(2)
