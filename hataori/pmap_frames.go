@@ -480,6 +480,15 @@ type resultBodies struct {
 	bufs [][]byte
 }
 
+// apart is the bytes received in segments apart from the payload.
+func (b resultBodies) apart() int {
+	n := 0
+	for _, sg := range b.segs {
+		n += len(sg.Data)
+	}
+	return n
+}
+
 // from returns the segments with offsets relative to sub, a subslice of
 // payload that ends where payload does (its capacity tells where it starts).
 func (b resultBodies) from(payload, sub []byte) []wire.Segment {

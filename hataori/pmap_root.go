@@ -513,7 +513,7 @@ func (r *rootLoop[T, U]) pollRemote() bool {
 		payload, bodies, err = recvSegments[U](r.k, from, payload, r.bodyAlloc())
 	}
 	if from >= 0 && from < r.k.Size {
-		r.recv[from] += int64(wire.HeaderSize + len(payload))
+		r.recv[from] += int64(wire.HeaderSize + len(payload) + bodies.apart())
 	}
 	if err != nil {
 		var we *wire.Error
@@ -531,7 +531,7 @@ func (r *rootLoop[T, U]) pollRemote() bool {
 	case wire.KindReady:
 		r.onReady(from, s, h.Status)
 	case wire.KindResult:
-		tracef("recv-result rank=%d slot=%d bytes=%d", from, s, len(payload))
+		tracef("recv-result rank=%d slot=%d bytes=%d", from, s, len(payload)+bodies.apart())
 		r.onResult(from, s, h, payload, bodies, r.due.resultIn(from, s, int64(time.Since(r.c.t0))))
 	case wire.KindDrain:
 		if v, err := parseInt64s(payload); err == nil {
