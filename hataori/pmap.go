@@ -21,9 +21,9 @@ import (
 // rank, with a [KindPreflight] error matching [ErrOptionsDiffer] (or
 // [ErrInvalidOptions] for a value out of range).
 //
-// Stats, OnProgress and ProgressEvery are root-local: only the root reads
-// them, other ranks may leave them zero, and they take no part in the
-// agreement.
+// Stats, OnProgress, ProgressEvery, Window, Unordered and ReuseBuffers
+// are root-local: only the root reads them, other ranks may leave them
+// zero, and they take no part in the agreement.
 type Options struct {
 	// Root is the rank that supplies the items and receives the results.
 	Root int
@@ -102,6 +102,18 @@ type Options struct {
 	// each item's position), so that a long item holds back nothing but
 	// itself. Root-local; Pmap ignores it.
 	Unordered bool
+	// ReuseBuffers lets a [PmapStream] call receive the bulk results of
+	// other ranks ([]byte and numeric slice results, and Bulk fields
+	// inside results) into a pool of buffers that the root reuses once
+	// the sink has returned for the item's batch, instead of fresh memory
+	// for each result: the root's memory then stays at about a window of
+	// buffers, reused while they are warm, and the garbage collector has
+	// nothing to collect. The price: such a value is valid only until the
+	// sink returns for it (as bufio.Scanner.Bytes is until the next Scan):
+	// the sink must copy what it keeps, and must not let the value escape.
+	// Without it (the default) every value is the sink's to keep.
+	// Root-local; Pmap ignores it (its results are the caller's).
+	ReuseBuffers bool
 }
 
 // DefaultWindow is a [PmapStream] call's window (Options.Window) when
@@ -165,8 +177,11 @@ func (p ErrorPolicy) valid() bool { return p <= CollectAll }
 // mode) or, with d nil (mode Auto or Sequential), on a helper goroutine.
 // A domain needs [ThreadFunneled] or more. Items and
 // results that cross ranks must pass the type check of
-// [ErrUnsupportedType]. The caller's own messages on comm are never
-// consumed. The costs of a call are in docs/PERFORMANCE.md.
+// [ErrUnsupportedType]. A result's memory must not change once f has
+// returned it: on the root it is the result itself, and on another rank
+// the data of a large bulk result (a []byte or numeric slice, or a Bulk
+// inside one) is sent from there, after f returns. The caller's own
+// messages on comm are never consumed. The costs of a call are in docs/PERFORMANCE.md.
 //
 // Errors are *[PmapError], and every rank returns the same one. A failing
 // entry check returns a [KindPreflight] error before any item runs. Under

@@ -110,7 +110,7 @@ func TestItemPosition(t *testing.T) {
 func TestPartialFrame(t *testing.T) {
 	indices := []int64{4, 5, 6, 7}
 	faults := []wireFault{{Index: 5, Kind: uint8(KindUser), Message: "five"}, {Index: 7, Kind: uint8(KindWire), Message: "seven"}}
-	buf, err := partialFrame(nil, 2, indices, faults, []string{"four", "six"})
+	buf, err := wholePartial(nil, 2, indices, faults, []string{"four", "six"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestPartialFrame(t *testing.T) {
 		t.Fatalf("results %v %v", vals, err)
 	}
 	for _, bad := range [][]wireFault{{{Index: 9}}, {{Index: 6}, {Index: 5}}, {{Index: 5}, {Index: 5}}} {
-		b, err := partialFrame[string](nil, 2, indices, bad, nil)
+		b, err := wholePartial[string](nil, 2, indices, bad, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,7 +1,9 @@
 package hataori
 
 import (
+	"cmp"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -27,7 +29,7 @@ import (
 //	        items, in index order; every RESULT ends with a 16-byte
 //	        trailer (resultTrailer): the batch's compute time and the
 //	        TASK's queue wait on that rank, raw little-endian int64 ns
-//	        (wire version 5)
+//	        (wire version 5; version 6: segmented RESULTs, resultSegmented)
 //	STOP    8 raw bytes: the input length N (call-level error keys need it)
 //	DRAIN   the rank's statistics: raw little-endian int64s (drainStats)
 //	CANCEL  8 raw bytes, a little-endian int64: the lowest failing index
@@ -156,20 +158,111 @@ func taskFrame[T any](dst []byte, id int64, start int, items []T) ([]byte, error
 // resultFrame builds a successful RESULT echoing indices, in dst's memory
 // when it is large enough (dst may be nil): the results are encoded
 // straight after the header and the indices, with at most one allocation
-// when dst is too small. dst is scratch, as for taskFrame.
-func resultFrame[U any](dst []byte, id int64, indices []int64, out []U) ([]byte, error) {
+// when dst is too small. The data of each bulk result (or nested Bulk) of
+// at least resultSegMin bytes is left out and returned in bodies, slices of
+// the results' own memory that travel as messages of their own after the
+// frame (segmentedFrame). dst is scratch, as for taskFrame.
+func resultFrame[U any](dst []byte, id int64, indices []int64, out []U) (frame []byte, bodies [][]byte, err error) {
+	return resultFrameMin(dst, id, indices, out, resultSegMin)
+}
+
+// resultFrameMin is resultFrame with segments of at least segMin bytes
+// (0: none, every result in the frame).
+func resultFrameMin[U any](dst []byte, id int64, indices []int64, out []U, segMin int) ([]byte, [][]byte, error) {
 	if err := countFits(len(indices)); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	buf, err := wire.EncodeItems(putIndices(frameSpace(dst, indexBytes*len(indices)), indices), out)
-	if err == nil {
-		buf = append(buf, zeroTrailer[:]...)
-		err = frameFits(wire.KindResult, buf)
-	}
+	buf, segs, err := encodeResults(putIndices(frameSpace(dst, indexBytes*len(indices)), indices), out, segMin)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return sealFrame(buf, wire.Header{Kind: wire.KindResult, Status: statusOK, BatchID: uint64(id)}, len(indices)), nil
+	buf = append(buf, zeroTrailer[:]...)
+	h := wire.Header{Kind: wire.KindResult, Status: statusOK, BatchID: uint64(id)}
+	return segmentedFrame(buf, segs, h, len(indices))
+}
+
+// encodeResults appends results to buf, the data of bulk values of at
+// least segMin bytes as segments (segMin 0: none).
+func encodeResults[U any](buf []byte, results []U, segMin int) ([]byte, []wire.Segment, error) {
+	if segMin == 0 {
+		b, err := wire.EncodeItems(buf, results)
+		return b, nil, err
+	}
+	return wire.EncodeItemsSegmented(buf, results, segMin)
+}
+
+// resultSegMin is the least bulk datum a RESULT sends from the result's
+// own memory (a message of its own) instead of copying it into the frame.
+const resultSegMin = 32 << 10
+
+// resultSegmented, in a RESULT's Status byte, says that the frame is the
+// head of a segmented RESULT: its payload starts with the segment table
+// (a raw little-endian uint64 count S, then S pairs (offset, length): where
+// each segment's data belongs in the rest of the payload, ascending, and
+// its size), and S messages with tag tagPmap+1 follow from the same rank,
+// one per segment, in order. The rest of the payload is the RESULT's usual
+// payload without the segments' data (wire.EncodeItemsSegmented).
+const resultSegmented uint8 = 1 << 6
+
+// segmentedFrame seals buf (a RESULT frame without its header, whose
+// payload lacks the data of segs) with h: as it is when segs is empty,
+// else as the head of a segmented RESULT (a new buffer: the segment table,
+// then buf's payload), returning the segments' data to send after it.
+func segmentedFrame(buf []byte, segs []wire.Segment, h wire.Header, count int) ([]byte, [][]byte, error) {
+	ext := 0
+	for _, sg := range segs {
+		ext += len(sg.Data)
+	}
+	if n := int64(len(buf)) + int64(ext); n > wire.MaxBytes {
+		return nil, nil, &wire.Error{Kind: wire.ErrLength, Detail: fmt.Sprintf("%v frame of %d bytes exceeds limit %d", wire.KindResult, n, wire.MaxBytes)}
+	}
+	if len(segs) == 0 {
+		return sealFrame(buf, h, count), nil, nil
+	}
+	table := 8 + 16*len(segs)
+	head := make([]byte, wire.HeaderSize+table, len(buf)+table)
+	binary.LittleEndian.PutUint64(head[wire.HeaderSize:], uint64(len(segs)))
+	bodies := make([][]byte, len(segs))
+	for i, sg := range segs {
+		p := head[wire.HeaderSize+8+16*i:]
+		binary.LittleEndian.PutUint64(p, uint64(sg.Off-wire.HeaderSize))
+		binary.LittleEndian.PutUint64(p[8:], uint64(len(sg.Data)))
+		bodies[i] = sg.Data
+	}
+	head = append(head, buf[wire.HeaderSize:]...)
+	h.Status |= resultSegmented
+	return sealFrame(head, h, count), bodies, nil
+}
+
+// segmentTable reads the table at the front of a segmented RESULT's
+// payload: the segments' offsets in the rest (ascending, within it) and
+// sizes (their sum within wire.PayloadLimit), and that rest.
+func segmentTable(payload []byte) (offs, lens []int, rest []byte, err error) {
+	bad := func(f string, a ...any) ([]int, []int, []byte, error) {
+		return nil, nil, nil, &wire.Error{Kind: wire.ErrDecode, Detail: "segmented RESULT: " + fmt.Sprintf(f, a...)}
+	}
+	if len(payload) < 8 {
+		return bad("no segment count in %d bytes", len(payload))
+	}
+	n := binary.LittleEndian.Uint64(payload)
+	if n == 0 || n > uint64(len(payload)-8)/16 {
+		return bad("%d segments in a %d-byte payload", n, len(payload))
+	}
+	rest = payload[8+16*n:]
+	offs, lens = make([]int, n), make([]int, n)
+	total, last := int64(0), uint64(0)
+	for i := range offs {
+		p := payload[8+16*i:]
+		off, ln := binary.LittleEndian.Uint64(p), binary.LittleEndian.Uint64(p[8:])
+		if off < last || off > uint64(len(rest)) || ln == 0 || ln > uint64(wire.PayloadLimit()) {
+			return bad("segment %d at %d of %d bytes", i, off, ln)
+		}
+		if total += int64(ln); total > wire.PayloadLimit() {
+			return bad("segments of %d bytes exceed limit %d", total, wire.PayloadLimit())
+		}
+		offs[i], lens[i], last = int(off), int(ln), off
+	}
+	return offs, lens, rest, nil
 }
 
 // faultFrame builds a failed RESULT echoing indices. It cannot fail: a
@@ -186,25 +279,30 @@ func faultFrame(id int64, status uint8, indices []int64, f wireFault) []byte {
 // partialFrame builds a CollectAll RESULT of a batch in which the items
 // faults name failed: indices, the faults, then results, the results of the
 // other items in index order. dst is scratch, as for taskFrame.
-func partialFrame[U any](dst []byte, id int64, indices []int64, faults []wireFault, results []U) ([]byte, error) {
+func partialFrame[U any](dst []byte, id int64, indices []int64, faults []wireFault, results []U) ([]byte, [][]byte, error) {
+	return partialFrameMin(dst, id, indices, faults, results, resultSegMin)
+}
+
+// partialFrameMin is partialFrame with segments of at least segMin bytes
+// (0: none).
+func partialFrameMin[U any](dst []byte, id int64, indices []int64, faults []wireFault, results []U, segMin int) ([]byte, [][]byte, error) {
 	if err := countFits(len(indices)); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	buf := putIndices(frameSpace(dst, indexBytes*len(indices)+8), indices)
 	at := len(buf) - 8
 	buf, err := wire.EncodeValue(buf, faults)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	binary.LittleEndian.PutUint64(buf[at:], uint64(len(buf)-at-8))
-	if buf, err = wire.EncodeItems(buf, results); err == nil {
-		buf = append(buf, zeroTrailer[:]...)
-		err = frameFits(wire.KindResult, buf)
-	}
+	buf, segs, err := encodeResults(buf, results, segMin)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return sealFrame(buf, wire.Header{Kind: wire.KindResult, Status: statusPartial, BatchID: uint64(id)}, len(indices)), nil
+	buf = append(buf, zeroTrailer[:]...)
+	h := wire.Header{Kind: wire.KindResult, Status: statusPartial, BatchID: uint64(id)}
+	return segmentedFrame(buf, segs, h, len(indices))
 }
 
 // parsePartial splits the payload of a statusPartial RESULT after its
@@ -436,4 +534,87 @@ func (r *rootLoop[T, U]) awaitTasks() {
 		}
 		b.Wait(true, nil, nil)
 	}
+}
+
+// resultBodies is what the root received apart from a segmented RESULT's
+// head: the segments, as the decoder takes them (wire.DecodeItemsSegments;
+// none when they were received into the payload itself), and every buffer
+// received into (the results alias them: a stream with ReuseBuffers reuses
+// them once its sink has had the batch).
+type resultBodies struct {
+	segs []wire.Segment
+	bufs [][]byte
+}
+
+// apart is the bytes received in segments apart from the payload.
+func (b resultBodies) apart() int {
+	n := 0
+	for _, sg := range b.segs {
+		n += len(sg.Data)
+	}
+	return n
+}
+
+// from returns the segments with offsets relative to sub, a subslice of
+// payload that ends where payload does (its capacity tells where it starts).
+func (b resultBodies) from(payload, sub []byte) []wire.Segment {
+	if len(b.segs) == 0 {
+		return nil
+	}
+	base := cap(payload) - cap(sub)
+	out := make([]wire.Segment, len(b.segs))
+	for i, sg := range b.segs {
+		out[i] = wire.Segment{Off: sg.Off - base, Data: sg.Data}
+	}
+	return out
+}
+
+// recvSegments receives the segments of a segmented RESULT from rank from,
+// whose head's payload is payload, and returns the RESULT's usual payload
+// (without the table). When U takes the bulk path each segment goes into a
+// buffer of its own from alloc, which its result will alias; otherwise the
+// payload is rebuilt in one buffer from alloc with each segment received
+// into place. A table that does not parse aborts the job (its segments
+// cannot be told apart from later messages); a segment of the wrong size
+// is a *wire.Error once every segment has been received.
+func recvSegments[U any](k *coll.Coll, from int, payload []byte, alloc func(int) []byte) ([]byte, resultBodies, error) {
+	offs, lens, rest, err := segmentTable(payload)
+	if err != nil {
+		k.AbortProtocol(fmt.Sprintf("RESULT from rank %d: %v", from, err))
+	}
+	var bodies resultBodies
+	var first error
+	recv := func(buf []byte) {
+		if err := k.RecvBody(from, tagPmap+1, buf); err != nil {
+			var we *wire.Error
+			if !errors.As(err, &we) {
+				k.AbortTransport(err)
+			}
+			first = cmp.Or(first, err)
+		}
+	}
+	if wire.BulkPath[U]() {
+		for i, n := range lens {
+			buf := alloc(n)
+			recv(buf)
+			bodies.segs = append(bodies.segs, wire.Segment{Off: offs[i], Data: buf})
+			bodies.bufs = append(bodies.bufs, buf)
+		}
+		return rest, bodies, first
+	}
+	total := len(rest)
+	for _, n := range lens {
+		total += n
+	}
+	full := alloc(total)
+	at, prev := 0, 0
+	for i, n := range lens {
+		at += copy(full[at:], rest[prev:offs[i]])
+		prev = offs[i]
+		recv(full[at : at+n])
+		at += n
+	}
+	copy(full[at:], rest[prev:])
+	bodies.bufs = [][]byte{full}
+	return full, bodies, first
 }

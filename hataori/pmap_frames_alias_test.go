@@ -53,7 +53,7 @@ func TestResultFrameDecodesByAliasing(t *testing.T) {
 			for i := 1; i < len(out); i++ {
 				out[i] = []float64{float64(i)}
 			}
-			frame, err := resultFrame(nil, 9, batch, out)
+			frame, err := wholeResult(nil, 9, batch, out)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -77,12 +77,12 @@ func TestResultFrameDecodesByAliasing(t *testing.T) {
 
 func TestFrameIntoReusesMemory(t *testing.T) {
 	v := make([]float64, 1000)
-	first, err := resultFrame(nil, 1, []int64{0}, [][]float64{v})
+	first, err := wholeResult(nil, 1, []int64{0}, [][]float64{v})
 	if err != nil {
 		t.Fatal(err)
 	}
 	v[0] = 5
-	second, err := resultFrame(first, 2, []int64{1}, [][]float64{v})
+	second, err := wholeResult(first, 2, []int64{1}, [][]float64{v})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestFrameIntoReusesMemory(t *testing.T) {
 		t.Fatalf("rebuilt frame decodes to %v, %v", got, err)
 	}
 	// A bigger frame outgrows the buffer: new memory, a correct frame.
-	third, err := resultFrame(second, 3, []int64{2, 3}, [][]float64{v, v})
+	third, err := wholeResult(second, 3, []int64{2, 3}, [][]float64{v, v})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestFrameIntoFailureSendsNothing(t *testing.T) {
 	if buf, err := taskFrame(dst, 1, 0, []chan int{make(chan int)}); buf != nil || !errors.Is(err, &wire.Error{Kind: wire.ErrEncode}) {
 		t.Errorf("unencodable TASK = %d bytes, %v", len(buf), err)
 	}
-	if buf, err := resultFrame(dst, 1, []int64{0}, []func(){func() {}}); buf != nil || !errors.Is(err, &wire.Error{Kind: wire.ErrEncode}) {
+	if buf, err := wholeResult(dst, 1, []int64{0}, []func(){func() {}}); buf != nil || !errors.Is(err, &wire.Error{Kind: wire.ErrEncode}) {
 		t.Errorf("unencodable RESULT = %d bytes, %v", len(buf), err)
 	}
 }

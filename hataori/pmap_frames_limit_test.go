@@ -51,7 +51,7 @@ var frameBuilders = []struct {
 		for i := range indices {
 			indices[i] = int64(i)
 		}
-		return resultFrame(dst, 3, indices, items)
+		return wholeResult(dst, 3, indices, items)
 	}},
 }
 

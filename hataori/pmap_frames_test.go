@@ -34,7 +34,7 @@ func TestTaskAndResultFramesRoundTrip(t *testing.T) {
 	}
 
 	res := [][]float64{{1, 2}, nil, {}}
-	buf, err = resultFrame(nil, 7, idx, res)
+	buf, err = wholeResult(nil, 7, idx, res)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,4 +93,16 @@ func TestSplitIndicesRejectsBadPayloads(t *testing.T) {
 // emptyFrame builds an empty READY or DRAIN.
 func emptyFrame(kind wire.Kind, status uint8) []byte {
 	return sealFrame(make([]byte, wire.HeaderSize), wire.Header{Kind: kind, Status: status}, 0)
+}
+
+// wholeResult is resultFrame without segments: every result in the frame.
+func wholeResult[U any](dst []byte, id int64, indices []int64, out []U) ([]byte, error) {
+	f, _, err := resultFrameMin(dst, id, indices, out, 0)
+	return f, err
+}
+
+// wholePartial is partialFrame without segments.
+func wholePartial[U any](dst []byte, id int64, indices []int64, faults []wireFault, results []U) ([]byte, error) {
+	f, _, err := partialFrameMin(dst, id, indices, faults, results, 0)
+	return f, err
 }

@@ -56,11 +56,40 @@ type remoteLoop[T, U any] struct {
 }
 
 // sentResult is a RESULT (or, with no frame kept, a READY) on its way to
-// the root: its frame is MPI's until the send completes, then it goes back
-// for reuse.
+// the root: its frame (and its bodies, the results' own memory, for a
+// segmented RESULT) are MPI's until every send completes, then the frame
+// goes back for reuse.
 type sentResult struct {
-	snd   coll.Sending
-	frame []byte
+	snd      coll.Sending
+	frame    []byte
+	headDone bool
+	bodies   []coll.Sending // the segments' sends not yet complete
+	data     [][]byte       // the segments' memory, referenced until every send completes
+}
+
+// done reports whether every send of p has completed, testing those not
+// yet seen complete (a completed request is never tested again).
+func (p *sentResult) done() (bool, error) {
+	n := 0
+	for _, b := range p.bodies {
+		d, err := b.Done()
+		if err != nil {
+			return false, err
+		}
+		if !d {
+			p.bodies[n] = b
+			n++
+		}
+	}
+	p.bodies = p.bodies[:n]
+	if !p.headDone {
+		d, err := p.snd.Done()
+		if err != nil {
+			return false, err
+		}
+		p.headDone = d
+	}
+	return p.headDone && n == 0, nil
 }
 
 // remoteJob is one TASK for a logical slot; payload is owned by the job.
@@ -77,6 +106,7 @@ type remoteJob struct {
 type slotResult struct {
 	slot         int
 	frame        []byte
+	bodies       [][]byte // a segmented RESULT's segments (results' own memory), sent after frame
 	faults       []remoteFault
 	start, count int // the batch's first index and items (count 0: its indices did not parse)
 }
@@ -304,7 +334,15 @@ func (r *remoteLoop[T, U]) finish(res slotResult) {
 	if err != nil {
 		r.k.AbortTransport(err)
 	}
-	r.sending = append(r.sending, sentResult{snd: snd, frame: res.frame})
+	sr := sentResult{snd: snd, frame: res.frame, data: res.bodies}
+	for _, b := range res.bodies {
+		bs, err := r.k.StartBody(r.c.root, tagPmap+1, b)
+		if err != nil {
+			r.k.AbortTransport(err)
+		}
+		sr.bodies = append(sr.bodies, bs)
+	}
+	r.sending = append(r.sending, sr)
 	step(r.k, r.w.SendResult(res.slot))
 	r.held--
 	for _, f := range res.faults {
@@ -317,13 +355,14 @@ func (r *remoteLoop[T, U]) finish(res slotResult) {
 // their frames for reuse, and reports whether any did.
 func (r *remoteLoop[T, U]) reapSends() bool {
 	n := 0
-	for _, p := range r.sending {
-		done, err := p.snd.Done()
+	for i := range r.sending {
+		p := &r.sending[i]
+		done, err := p.done()
 		if err != nil {
 			r.k.AbortTransport(err)
 		}
 		if !done {
-			r.sending[n] = p
+			r.sending[n] = *p
 			n++
 			continue
 		}
@@ -632,7 +671,7 @@ func (r *remoteLoop[T, U]) encodeFirst(res slotResult, j remoteJob, indices []in
 		rf := userFault(r.k.Rank, i, *f)
 		return r.fault(res, j, indices, statusUser, i, rf, rf.msg)
 	}
-	buf, err := resultFrame(scratch, j.id, indices, out)
+	buf, bodies, err := resultFrame(scratch, j.id, indices, out)
 	if err != nil {
 		pos, known := wire.ItemPosition(err)
 		if !known {
@@ -640,7 +679,7 @@ func (r *remoteLoop[T, U]) encodeFirst(res slotResult, j remoteJob, indices []in
 		}
 		return r.wireItemFault(res, j, indices, pos, "encoding the result of item", err)
 	}
-	res.frame = withSlot(buf, j.slot)
+	res.frame, res.bodies = withSlot(buf, j.slot), bodies
 	return res, true
 }
 
@@ -672,7 +711,7 @@ func (r *remoteLoop[T, U]) encodeAll(res slotResult, j remoteJob, indices []int6
 // too (the one that failed with its error, the others naming it).
 func (r *remoteLoop[T, U]) partial(res slotResult, j remoteJob, id int64, indices []int64, faults []remoteFault, succ []U, scratch []byte, succIdx ...int64) (slotResult, bool) {
 	k := r.k
-	build := func(faults []remoteFault, succ []U) ([]byte, error) {
+	build := func(faults []remoteFault, succ []U) ([]byte, [][]byte, error) {
 		if len(faults) == 0 {
 			return resultFrame(scratch, id, indices, succ)
 		}
@@ -682,7 +721,7 @@ func (r *remoteLoop[T, U]) partial(res slotResult, j remoteJob, id int64, indice
 		}
 		return partialFrame(scratch, id, indices, wf, succ)
 	}
-	buf, err := build(faults, succ)
+	buf, bodies, err := build(faults, succ)
 	if err != nil && len(succ) > 0 {
 		// The results failed to encode: fail them all, in index order.
 		pos, known := wire.ItemPosition(err)
@@ -702,7 +741,7 @@ func (r *remoteLoop[T, U]) partial(res slotResult, j remoteJob, id int64, indice
 		}
 		slices.SortFunc(all, func(a, b remoteFault) int { return cmp.Compare(a.index, b.index) })
 		faults = all
-		buf, err = build(faults, []U{})
+		buf, bodies, err = build(faults, []U{})
 	}
 	if err != nil {
 		res.faults = []remoteFault{{index: -1, taskKey: indices[0], kind: KindWire, msg: fmt.Sprintf("rank %d: encoding the RESULT of batch %d: %v", k.Rank, id, err), err: err}}
@@ -710,6 +749,6 @@ func (r *remoteLoop[T, U]) partial(res slotResult, j remoteJob, id int64, indice
 		return res, true
 	}
 	res.faults = faults
-	res.frame = withSlot(buf, j.slot)
+	res.frame, res.bodies = withSlot(buf, j.slot), bodies
 	return res, true
 }

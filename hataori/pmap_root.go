@@ -516,8 +516,13 @@ func (r *rootLoop[T, U]) pollRemote() bool {
 		return false
 	}
 	h, payload, from, err := r.k.RecvFrameTail(src, tagPmap, resultTrailer) // placed for a RESULT's results
+	var bodies resultBodies
+	if err == nil && h.Kind == wire.KindResult && h.Status&resultSegmented != 0 {
+		h.Status &^= resultSegmented
+		payload, bodies, err = recvSegments[U](r.k, from, payload, r.bodyAlloc())
+	}
 	if from >= 0 && from < r.k.Size {
-		r.recv[from] += int64(wire.HeaderSize + len(payload))
+		r.recv[from] += int64(wire.HeaderSize + len(payload) + bodies.apart())
 	}
 	if err != nil {
 		var we *wire.Error
@@ -535,8 +540,8 @@ func (r *rootLoop[T, U]) pollRemote() bool {
 	case wire.KindReady:
 		r.onReady(from, s, h.Status)
 	case wire.KindResult:
-		tracef("recv-result rank=%d slot=%d bytes=%d", from, s, len(payload))
-		r.onResult(from, s, h, payload, r.due.resultIn(from, s, int64(time.Since(r.c.t0))))
+		tracef("recv-result rank=%d slot=%d bytes=%d", from, s, len(payload)+bodies.apart())
+		r.onResult(from, s, h, payload, bodies, r.due.resultIn(from, s, int64(time.Since(r.c.t0))))
 	case wire.KindDrain:
 		if v, err := parseInt64s(payload); err == nil {
 			r.remote[from], r.haveRemote[from] = parseDrainStats(v, from)
@@ -780,13 +785,14 @@ func (r *rootLoop[T, U]) send(to int, buf []byte, what string) {
 // the results into the table (unless the call already failed under
 // FailFast, in which case they are discarded) and completes the slot.
 // payload is the frame recvFrame received for this message alone, so bulk
-// results alias it instead of being copied out (wire.DecodeItemsOwned).
+// results alias it instead of being copied out (wire.DecodeItemsOwned), or
+// the segments received apart from it (bodies, recvSegments).
 // Decoding runs outside the lock: the batch's window of the table belongs
 // to it alone. rt is the TASK→RESULT time (ns, -1: unknown); with the
 // RESULT's timing trailer, clamped (clampTiming), the completion is a
 // timed one (OnResultTimed), and a held READY of from's prefetch slot is
 // answered once the scheduler says prefetch pays.
-func (r *rootLoop[T, U]) onResult(from, s int, h wire.Header, payload []byte, rt int64) {
+func (r *rootLoop[T, U]) onResult(from, s int, h wire.Header, payload []byte, bodies resultBodies, rt int64) {
 	r.mu.Lock()
 	pinned, _ := r.sch.RunningBatch(from, s)
 	r.mu.Unlock()
@@ -820,7 +826,7 @@ func (r *rootLoop[T, U]) onResult(from, s int, h wire.Header, payload []byte, rt
 		}
 	case statusOK:
 		if !failed || r.c.collect {
-			ok, nfailed = r.decodeResults(from, pinned, indices, nil, rest)
+			ok, nfailed = r.decodeResults(from, pinned, indices, nil, rest, bodies.from(payload, rest), bodies.bufs)
 		}
 	case statusPartial:
 		faults, res, err := parsePartial(rest, indices)
@@ -833,7 +839,7 @@ func (r *rootLoop[T, U]) onResult(from, s int, h wire.Header, payload []byte, rt
 			r.note(ItemFailure{Index: int(f.Index), Kind: ErrorKind(f.Kind), Rank: from, Message: f.Message})
 		}
 		r.mu.Unlock()
-		ok, nfailed = r.decodeResults(from, pinned, indices, faults, res)
+		ok, nfailed = r.decodeResults(from, pinned, indices, faults, res, bodies.from(payload, res), bodies.bufs)
 		nfailed += len(faults)
 	}
 	r.failed.Add(int64(nfailed))
@@ -897,8 +903,10 @@ func clampTiming(rt, compute, queued int64) sched.Timing {
 // decoded results are lost with it, each a failure naming that item);
 // when the failure cannot be pinned to one item, the batch fails as a
 // whole, and so does the call. It returns whether the batch completes
-// without failing the call, and how many items it failed.
-func (r *rootLoop[T, U]) decodeResults(from int, pinned sched.Batch, indices []int64, faults []wireFault, payload []byte) (bool, int) {
+// without failing the call, and how many items it failed. segs are the
+// bulk data received apart (offsets in payload), bufs the buffers the
+// results may alias, held by the store with the batch (rootStore.hold).
+func (r *rootLoop[T, U]) decodeResults(from int, pinned sched.Batch, indices []int64, faults []wireFault, payload []byte, segs []wire.Segment, bufs [][]byte) (bool, int) {
 	pos := indices
 	if len(faults) > 0 {
 		pos = make([]int64, 0, len(indices)-len(faults))
@@ -911,8 +919,9 @@ func (r *rootLoop[T, U]) decodeResults(from int, pinned sched.Batch, indices []i
 			pos = append(pos, ix)
 		}
 	}
-	vals, err := wire.DecodeItemsOwned[U](payload, len(pos))
+	vals, err := wire.DecodeItemsSegments[U](payload, len(pos), segs)
 	if err == nil {
+		r.store.hold(pinned, bufs)
 		out := r.store.results(pinned)
 		if len(faults) == 0 {
 			copy(out, vals)

@@ -32,6 +32,10 @@ type rootStore[T, U any] interface {
 	// awaitMore waits, under mu, until more items may be available, the
 	// input has ended or the call has (after a dispatch said Wait).
 	awaitMore()
+	// hold: b's results (decoded by b's holder, outside the lock) alias
+	// bufs, received from another rank; a stream with ReuseBuffers takes
+	// them back once its sink has had b.
+	hold(b sched.Batch, bufs [][]byte)
 }
 
 // sliceStore is Pmap's: the caller's items and the call's result table.
@@ -47,6 +51,7 @@ func (s *sliceStore[T, U]) completed(sched.Batch, bool) {}
 func (s *sliceStore[T, U]) failedItem(int)              {}
 func (s *sliceStore[T, U]) total() int                  { return len(s.in) }
 func (s *sliceStore[T, U]) awaitMore()                  {}
+func (s *sliceStore[T, U]) hold(sched.Batch, [][]byte)  {}
 func (s *sliceStore[T, U]) missing(sch *sched.Scheduler, listed map[int]bool) []missingRange {
 	var out []missingRange
 	lo := -1
@@ -80,7 +85,8 @@ type streamBatch[T, U any] struct {
 	out    []U
 	done   bool // completed
 	ok     bool
-	failed []int // positions without a result (CollectAll), ascending
+	failed []int    // positions without a result (CollectAll), ascending
+	bufs   [][]byte // received buffers its results alias (ReuseBuffers: back to the pool after the sink)
 }
 
 // streamStore is PmapStream's window on the root: the items read ahead of
@@ -106,9 +112,10 @@ type streamStore[T, U any] struct {
 	ready   []*streamBatch[T, U]
 	failed  map[int]bool // failed items of open batches
 	missed  []missingRange
-	ended   bool // the call's engine has finished: no more dealing
-	sinkErr bool // the sink failed: it is called no more
-	peakRes int  // the largest read − sunk seen
+	ended   bool      // the call's engine has finished: no more dealing
+	sinkErr bool      // the sink failed: it is called no more
+	peakRes int       // the largest read − sunk seen
+	pool    *bodyPool // ReuseBuffers: where remote bulk results are received (nil: fresh memory)
 	wg      sync.WaitGroup
 
 	space, more, sinkWake *sync.Cond
@@ -160,7 +167,13 @@ func (s *streamStore[T, U]) batch(b sched.Batch) *streamBatch[T, U] {
 	return s.open[b.Start]
 }
 
-func (s *streamStore[T, U]) items(b sched.Batch) []T   { return s.batch(b).in }
+func (s *streamStore[T, U]) items(b sched.Batch) []T { return s.batch(b).in }
+func (s *streamStore[T, U]) hold(b sched.Batch, bufs [][]byte) {
+	if s.pool != nil && len(bufs) > 0 {
+		sb := s.batch(b)
+		sb.bufs = append(sb.bufs, bufs...)
+	}
+}
 func (s *streamStore[T, U]) results(b sched.Batch) []U { return s.batch(b).out }
 func (s *streamStore[T, U]) failedItem(i int)          { s.failed[i] = true }
 func (s *streamStore[T, U]) total() int                { return int(s.totalN.Load()) }
@@ -279,4 +292,66 @@ func (s *streamStore[T, U]) end() {
 	s.space.Broadcast()
 	s.more.Broadcast()
 	s.sinkWake.Broadcast()
+}
+
+// bodyAlloc is where the root receives the segments of a segmented RESULT
+// (recvSegments): a stream's pool with ReuseBuffers, else fresh memory
+// that becomes the results.
+func (r *rootLoop[T, U]) bodyAlloc() func(int) []byte {
+	if r.stream != nil && r.stream.pool != nil {
+		return r.stream.pool.get
+	}
+	return func(n int) []byte { return make([]byte, n) }
+}
+
+// bodyPool is the receive buffers of a PmapStream call with ReuseBuffers:
+// a remote rank's bulk results are received into them (each result
+// aliases its buffer), and a batch's buffers come back (put) once the sink
+// has returned for every item of the batch. At most keep buffers wait for
+// reuse (no more than the window: the window bounds the ones in use, so
+// that many free ones serve every batch of a steady stream).
+type bodyPool struct {
+	mu   sync.Mutex
+	keep int // the most free buffers kept: min(window, poolKeep)
+	free [][]byte
+	made int // buffers allocated (tests)
+	gets int // buffers handed out (tests)
+}
+
+// poolKeep is the most free buffers a bodyPool keeps (and at most the
+// window: startStream).
+const poolKeep = 64
+
+// get returns a buffer of n bytes: the smallest free one that holds n and
+// wastes at most about half of itself, or a new one.
+func (p *bodyPool) get(n int) []byte {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.gets++
+	best := -1
+	for i, b := range p.free {
+		if c := cap(b); c >= n && c <= 2*n+4096 && (best < 0 || c < cap(p.free[best])) {
+			best = i
+		}
+	}
+	if best < 0 {
+		p.made++
+		return make([]byte, n)
+	}
+	b := p.free[best]
+	last := len(p.free) - 1
+	p.free[best], p.free[last] = p.free[last], nil
+	p.free = p.free[:last]
+	return b[:n]
+}
+
+// put gives bufs back: the values aliasing them are no longer the sink's.
+func (p *bodyPool) put(bufs [][]byte) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, b := range bufs {
+		if len(p.free) < p.keep {
+			p.free = append(p.free, b)
+		}
+	}
 }

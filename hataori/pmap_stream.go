@@ -24,7 +24,11 @@ import (
 // coordinator, so a slow sink never keeps the other ranks waiting: the
 // dealing pauses once the window is full), one call at a time, in input
 // order, or in completion order with opts.Unordered. A value the sink
-// receives is its own to keep.
+// receives is its own to keep, unless opts.ReuseBuffers is set: then the
+// bulk data of a result computed on another rank (a []byte or numeric
+// slice result, or a Bulk inside one) may lie in a buffer that is reused
+// once the sink returns, and is valid only until then, as with
+// bufio.Scanner.Bytes; copy what must outlive the call.
 //
 // The sequence runs on a goroutine of its own on the root and is read
 // ahead of the slots by at most the window; when the call stops early
@@ -47,7 +51,7 @@ func PmapStream[T, U any](ctx context.Context, comm Comm, d *Domain, opts Option
 	in := pmapInput[T, U]{present: present}
 	var extra *failure
 	if present {
-		in.stream = &streamSpec[T, U]{seq: seq, sink: sink, window: opts.Window, unordered: opts.Unordered}
+		in.stream = &streamSpec[T, U]{seq: seq, sink: sink, window: opts.Window, unordered: opts.Unordered, reuse: opts.ReuseBuffers}
 		switch {
 		case seq == nil || sink == nil:
 			extra = &failure{Code: failDomain, Err: ErrNilCallback, Message: "PmapStream: nil sequence or sink on the root"}
@@ -68,6 +72,7 @@ type streamSpec[T, U any] struct {
 	sink      func(int, U) error
 	window    int
 	unordered bool
+	reuse     bool // Options.ReuseBuffers
 }
 
 // readChunk is the most items the reader takes from the sequence before it
@@ -88,6 +93,9 @@ const (
 func (r *rootLoop[T, U]) startStream(sp *streamSpec[T, U]) *streamStore[T, U] {
 	ss := newStreamStore[T, U](&r.mu, max(sp.window, r.c.batch), sp.unordered, !r.c.collect)
 	ss.sch = r.sch
+	if sp.reuse {
+		ss.pool = &bodyPool{keep: min(ss.window, poolKeep)}
+	}
 	r.stream = ss
 	ss.wg.Add(2)
 	go r.readStream(ss, sp.seq)
@@ -205,6 +213,10 @@ func (r *rootLoop[T, U]) sinkStream(ss *streamStore[T, U], sink func(int, U) err
 			r.mu.Unlock()
 			bad, err = deliver(sb, sink)
 			r.mu.Lock()
+		}
+		if ss.pool != nil {
+			ss.pool.put(sb.bufs) // the sink has returned for every item of sb
+			sb.bufs = nil
 		}
 		ss.sunk += sb.b.Count
 		ss.space.Broadcast()

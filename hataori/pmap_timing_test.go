@@ -15,11 +15,11 @@ import (
 // reads without touching the results: a successful, a failed and a partial
 // RESULT alike.
 func TestResultTimingTrailer(t *testing.T) {
-	ok, err := resultFrame(nil, 3, []int64{7, 8}, []string{"a", "b"})
+	ok, err := wholeResult(nil, 3, []int64{7, 8}, []string{"a", "b"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	part, err := partialFrame(nil, 3, []int64{7, 8}, []wireFault{{Index: 7, Message: "x"}}, []string{"b"})
+	part, err := wholePartial(nil, 3, []int64{7, 8}, []wireFault{{Index: 7, Message: "x"}}, []string{"b"})
 	if err != nil {
 		t.Fatal(err)
 	}

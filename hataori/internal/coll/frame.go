@@ -50,6 +50,40 @@ func (k *Coll) StartFrame(dest, tag int, buf []byte) (Sending, error) {
 	return Sending{req: r}, err
 }
 
+// StartBody starts sending buf, raw bytes that follow a frame (a segment of
+// a segmented frame: no header), to dest with tag, as StartFrame does. An
+// empty buf is refused: a body always carries bytes.
+func (k *Coll) StartBody(dest, tag int, buf []byte) (Sending, error) {
+	if len(buf) == 0 || int64(len(buf)) > wire.MaxBytes {
+		return Sending{}, &wire.Error{Kind: wire.ErrLength, Detail: fmt.Sprintf("body of %d bytes outside [1, %d]", len(buf), wire.MaxBytes)}
+	}
+	r, err := mpi.Isend(k.Comm, buf, dest, tag)
+	return Sending{req: r}, err
+}
+
+// RecvBody receives the next message from src with tag, which should hold
+// exactly len(buf) bytes, into buf. A message of another size is still
+// received whole (into a new buffer of its size, so that its sender is
+// released) and reported as a *wire.Error; any other error is an MPI
+// failure.
+func (k *Coll) RecvBody(src, tag int, buf []byte) error {
+	st, err := mpi.Probe(k.Comm, src, tag)
+	if err != nil {
+		return err
+	}
+	if st.Count != len(buf) {
+		if _, err := mpi.Recv(k.Comm, make([]byte, max(st.Count, 0)), src, tag); err != nil {
+			return err
+		}
+		return &wire.Error{Kind: wire.ErrLength, Detail: fmt.Sprintf("body of %d bytes, expected %d", st.Count, len(buf))}
+	}
+	rs, err := mpi.Recv(k.Comm, buf, src, tag)
+	if err == nil && rs.Count != len(buf) {
+		err = &wire.Error{Kind: wire.ErrLength, Detail: fmt.Sprintf("received a body of %d bytes, expected %d", rs.Count, len(buf))}
+	}
+	return err
+}
+
 // Done reports whether the send has completed (driving MPI's progress);
 // once it has, the frame's memory is the caller's again.
 func (s *Sending) Done() (bool, error) { return mpi.Test(&s.req) }

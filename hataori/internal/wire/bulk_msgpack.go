@@ -37,6 +37,14 @@ func EncodeBulk[E Number](enc *msgpack.Encoder, s []E) error {
 	if n > 0 {
 		raw = unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), n)
 	}
+	if w, ok := enc.Writer().(*appendWriter); ok && w.external(n) {
+		// EncodeItemsSegmented: the data travels from s's own memory.
+		if err := enc.EncodeBytesLen(n); err != nil {
+			return err
+		}
+		w.addSegment(raw)
+		return nil
+	}
 	if nativeLittle {
 		return enc.EncodeBytes(raw)
 	}
@@ -46,11 +54,15 @@ func EncodeBulk[E Number](enc *msgpack.Encoder, s []E) error {
 }
 
 // DecodeBulk reads what EncodeBulk wrote: nil for msgpack nil, otherwise a
-// new slice of the bin's elements (never sharing memory with the input). A
-// bin that is not a whole number of elements is ErrDecode; msgpack's own
+// new slice of the bin's elements (never sharing memory with the input),
+// except inside DecodeItemsOwned and DecodeValueOwned, where a bin whose
+// data is aligned for E aliases the payload that was handed over. A bin
+// that is not a whole number of elements is ErrDecode; msgpack's own
 // errors (a value that is not a bin, input that ends early) are returned as
 // they are. It allocates in chunks of at most 1 MiB as the bytes arrive, so
-// a forged length costs at most about twice the bytes actually present.
+// a forged length costs at most about twice the bytes actually present
+// (the codec's own payloads: exactly the bin, checked against the bytes
+// present).
 func DecodeBulk[E Number](dec *msgpack.Decoder) ([]E, error) {
 	n, err := dec.DecodeBytesLen()
 	if err != nil {
@@ -63,6 +75,17 @@ func DecodeBulk[E Number](dec *msgpack.Decoder) ([]E, error) {
 	size := int(unsafe.Sizeof(e))
 	if n%size != 0 {
 		return nil, errorf(ErrDecode, nil, "%d bytes is not a whole number of %d-byte elements", n, size)
+	}
+	if pr, ok := dec.Buffered().(*payloadReader); ok {
+		data, ok := pr.next(n)
+		if !ok {
+			return nil, errorf(ErrTruncated, nil, "bin announces %d bytes, %d remain", n, pr.Len())
+		}
+		v, err := bulkValue(data, reflect.TypeFor[[]E](), bulkShape{ok: true, size: size, group: groupOf[E]()}, pr.alias)
+		if err != nil {
+			return nil, err
+		}
+		return v.Interface().([]E), nil
 	}
 	out := make([]E, 0, min(n, bulkReadChunk)/size)
 	for done := 0; done < n; {

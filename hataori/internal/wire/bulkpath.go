@@ -21,32 +21,6 @@ func swapGroups(b []byte, g int) {
 	}
 }
 
-// appendBulk appends slice value rv (of shape s) as msgpack nil or bin.
-func appendBulk(dst []byte, rv reflect.Value, s bulkShape, room int64) ([]byte, error) {
-	if rv.IsNil() {
-		if room < 1 {
-			return dst, errorf(ErrLength, nil, "payload exceeds limit %d", PayloadLimit())
-		}
-		return append(dst, codeNil), nil
-	}
-	n64 := int64(rv.Len()) * int64(s.size)
-	if n64 > int64(^uint32(0)) || n64+int64(binHeaderLen(int(n64))) > room {
-		return dst, errorf(ErrLength, nil, "%d-byte %s exceeds payload limit %d", n64, rv.Type(), PayloadLimit())
-	}
-	n := int(n64)
-	var src []byte
-	if n > 0 {
-		src = unsafe.Slice((*byte)(rv.UnsafePointer()), n)
-	}
-	dst = appendBinHeader(growCap(dst, binHeaderLen(n)+n), n)
-	start := len(dst)
-	dst = append(dst, src...)
-	if !nativeLittle {
-		swapGroups(dst[start:], s.group)
-	}
-	return dst, nil
-}
-
 // bulkItemsLen is the payload size of items of bulk shape s (nil is one
 // byte, any other slice a bin header and its data), or 0 when that exceeds
 // PayloadLimit, so that an oversized batch allocates nothing here (the
@@ -102,16 +76,23 @@ func readBulk(p []byte, t reflect.Type, s bulkShape, alias bool) (reflect.Value,
 	if n < 0 {
 		return reflect.Zero(t), hl, nil
 	}
+	v, err := bulkValue(p[hl:hl+n:hl+n], t, s, alias)
+	return v, hl + n, err
+}
+
+// bulkValue is the bulk value of type t whose little-endian bytes are
+// data: with alias set, data's memory itself when it is aligned for t's
+// elements (the caller hands data over), else a copy.
+func bulkValue(data []byte, t reflect.Type, s bulkShape, alias bool) (reflect.Value, error) {
+	n := len(data)
 	if n%s.size != 0 {
-		return reflect.Value{}, 0, errorf(ErrDecode, nil, "%d bytes is not a whole number of %d-byte %s elements", n, s.size, t.Elem())
+		return reflect.Value{}, errorf(ErrDecode, nil, "%d bytes is not a whole number of %d-byte %s elements", n, s.size, t.Elem())
 	}
-	data := p[hl : hl+n : hl+n]
 	if alias && n > 0 && uintptr(unsafe.Pointer(&data[0]))%uintptr(t.Elem().Align()) == 0 {
 		if !nativeLittle {
 			swapGroups(data, s.group)
 		}
-		v := reflect.SliceAt(t.Elem(), unsafe.Pointer(&data[0]), n/s.size).Convert(t)
-		return v, hl + n, nil
+		return reflect.SliceAt(t.Elem(), unsafe.Pointer(&data[0]), n/s.size).Convert(t), nil
 	}
 	v := reflect.MakeSlice(t, n/s.size, n/s.size)
 	if n > 0 {
@@ -121,5 +102,49 @@ func readBulk(p []byte, t reflect.Type, s bulkShape, alias bool) (reflect.Value,
 			swapGroups(out, s.group)
 		}
 	}
-	return v, hl + n, nil
+	return v, nil
+}
+
+// sliceBytes returns the bytes of *v, a slice of size-byte elements, as
+// they lie in memory, and whether it is nil. No reflection, so that v does
+// not escape when a segment keeps its data.
+func sliceBytes[T any](v *T, size int) (data []byte, isNil bool) {
+	h := (*struct {
+		p    unsafe.Pointer
+		l, c int
+	})(unsafe.Pointer(v))
+	if h.p == nil {
+		return nil, true
+	}
+	return unsafe.Slice((*byte)(h.p), h.l*size), false
+}
+
+// appendBulkTo appends a bulk value (data, its bytes in memory; isNil for
+// a nil slice) to w as msgpack nil or bin; its data goes into a segment
+// instead when w takes segments of its size (w.external). ok is false when
+// the value does not fit in room (nothing is appended).
+func appendBulkTo(w *appendWriter, data []byte, isNil bool, s bulkShape, room int64) (ok bool) {
+	if isNil {
+		if room < 1 {
+			return false
+		}
+		w.b = append(w.b, codeNil)
+		return true
+	}
+	n := len(data)
+	if int64(n) > int64(^uint32(0)) || int64(n)+int64(binHeaderLen(n)) > room {
+		return false
+	}
+	if w.external(n) {
+		w.b = appendBinHeader(w.b, n)
+		w.addSegment(data)
+		return true
+	}
+	w.b = appendBinHeader(growCap(w.b, binHeaderLen(n)+n), n)
+	start := len(w.b)
+	w.b = append(w.b, data...)
+	if !nativeLittle {
+		swapGroups(w.b[start:], s.group)
+	}
+	return true
 }

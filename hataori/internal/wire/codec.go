@@ -1,5 +1,7 @@
 package wire
 
+import "reflect"
+
 // The payload codec's entry points. The codec itself (encodeValue,
 // encodeItems, decodeValue, decodeItems) is codec_msgpack.go in builds with
 // an MPI backend (tag mpirt or mpicgo); without one it is codec_none.go,
@@ -25,6 +27,50 @@ func EncodeItems[T any](dst []byte, items []T) ([]byte, error) {
 	countEncode()
 	return encodeItems(dst, items)
 }
+
+// Segment is bulk data that travels outside its payload
+// (EncodeItemsSegmented, DecodeItemsSegments): the data of one bulk value
+// (a slice on the bulk path, or a nested Bulk), whose bin header stays in
+// the payload. Off is where the data belongs in the payload: the end of
+// that bin header, in the payload that omits every segment's data (in
+// EncodeItemsSegmented's result: an offset in the returned slice, dst's
+// prefix included).
+type Segment struct {
+	Off  int
+	Data []byte
+}
+
+// EncodeItemsSegmented is EncodeItems, except that the data of every bulk
+// value of at least segMin bytes (a slice on the bulk path, or a nested
+// Bulk) stays out of the payload: its bin header is written, and its data
+// is returned as a segment that aliases the value's own memory, in payload
+// order, so that it can be sent from there without a copy. Inserting each
+// segment's data at its Off gives EncodeItems' payload; the payload limit
+// applies to that whole. segMin must be positive. On a big-endian host
+// nothing becomes a segment.
+func EncodeItemsSegmented[T any](dst []byte, items []T, segMin int) ([]byte, []Segment, error) {
+	countEncode()
+	return encodeItemsSeg(dst, items, max(segMin, 1))
+}
+
+// DecodeItemsSegments is DecodeItemsOwned for a payload from
+// EncodeItemsSegmented of a type on the bulk path (BulkPath), with each
+// segment's data received into memory of its own (segs, in payload order,
+// Off relative to payload): each value whose data is a segment aliases
+// that segment when it is aligned for its element type (it is whenever the
+// segment starts a Go allocation). A segment whose length differs from its
+// bin, or one left over, is a wire error. T not on the bulk path with
+// segments is ErrDecode: such a payload is decoded after its segments have
+// been received into place (DecodeItemsOwned).
+func DecodeItemsSegments[T any](payload []byte, count int, segs []Segment) ([]T, error) {
+	countDecode()
+	return decodeItemsSeg[T](payload, count, segs, true)
+}
+
+// BulkPath reports whether T itself takes the bulk path (a numeric slice
+// without coding methods), so that DecodeItemsSegments accepts segments
+// received apart from the payload.
+func BulkPath[T any]() bool { return shapeOf(reflect.TypeFor[T]()).ok }
 
 // DecodeValue decodes a payload holding exactly one value. Bytes left over
 // are ErrTrailing. The result never shares memory with payload. Without an

@@ -15,7 +15,26 @@ import (
 // (bulk.go), everything else through msgpack.
 
 // appendWriter is an io.Writer and io.ByteWriter appending to a byte slice.
-type appendWriter struct{ b []byte }
+// With segMin > 0 (EncodeItemsSegmented) a bulk value of at least segMin
+// bytes leaves its data out of b: its bin header is written, and its data
+// recorded in segs, to travel from the value's own memory; ext counts
+// those bytes, so that the payload limit still applies to the whole.
+type appendWriter struct {
+	b      []byte
+	segMin int
+	segs   []Segment
+	ext    int64
+}
+
+// external reports whether n bytes of bulk data leave the payload as a
+// segment (the bytes go as they lie in memory: little-endian hosts only).
+func (w *appendWriter) external(n int) bool { return w.segMin > 0 && n >= w.segMin && nativeLittle }
+
+// addSegment records data as the segment at the current end of b.
+func (w *appendWriter) addSegment(data []byte) {
+	w.segs = append(w.segs, Segment{Off: len(w.b), Data: data})
+	w.ext += int64(len(data))
+}
 
 func (w *appendWriter) Write(p []byte) (int, error) {
 	w.b = append(w.b, p...)
@@ -46,11 +65,16 @@ func newValueEncoder[T any](dst []byte) *encoder[T] {
 }
 
 func (e *encoder[T]) add(v T) error {
-	room := PayloadLimit() - int64(len(e.w.b)-e.base)
+	room := PayloadLimit() - int64(len(e.w.b)-e.base) - e.w.ext
 	if e.shape.ok {
-		b, err := appendBulk(e.w.b, reflect.ValueOf(&v).Elem(), e.shape, room)
-		e.w.b = b
-		return err
+		data, isNil := sliceBytes(&v, e.shape.size)
+		if !appendBulkTo(&e.w, data, isNil, e.shape, room) {
+			if isNil {
+				return errorf(ErrLength, nil, "payload exceeds limit %d", PayloadLimit())
+			}
+			return errorf(ErrLength, nil, "%d-byte %s exceeds payload limit %d", len(data), typeName[T](), PayloadLimit())
+		}
+		return nil
 	}
 	if e.enc == nil {
 		e.enc = newEncoder(&e.w)
@@ -67,8 +91,8 @@ func (e *encoder[T]) add(v T) error {
 	if err != nil {
 		return &Error{Kind: ErrEncode, Detail: "msgpack encode of " + typeName[T](), Err: err}
 	}
-	if int64(len(e.w.b)-e.base) > PayloadLimit() {
-		return errorf(ErrLength, nil, "encoded payload of %d bytes exceeds limit %d", len(e.w.b)-e.base, PayloadLimit())
+	if n := int64(len(e.w.b)-e.base) + e.w.ext; n > PayloadLimit() {
+		return errorf(ErrLength, nil, "encoded payload of %d bytes exceeds limit %d", n, PayloadLimit())
 	}
 	return nil
 }
@@ -86,8 +110,16 @@ func encodeValue[T any](dst []byte, v T) ([]byte, error) {
 
 // encodeItems is EncodeItems without the count.
 func encodeItems[T any](dst []byte, items []T) ([]byte, error) {
+	b, _, err := encodeItemsSeg(dst, items, 0)
+	return b, err
+}
+
+// encodeItemsSeg is EncodeItemsSegmented without the count (segMin 0: no
+// segments, EncodeItems).
+func encodeItemsSeg[T any](dst []byte, items []T, segMin int) ([]byte, []Segment, error) {
 	e := newValueEncoder[T](dst)
-	if e.shape.ok {
+	e.w.segMin = segMin
+	if e.shape.ok && segMin == 0 {
 		// Size the payload of bulk values up front: one allocation at
 		// most, however many values the batch holds.
 		e.w.b = growCap(e.w.b, bulkItemsLen(items, e.shape))
@@ -101,10 +133,10 @@ func encodeItems[T any](dst []byte, items []T) ([]byte, error) {
 					we.item = i + 1 // a payload too large is no one item's fault
 				}
 			}
-			return dst, err
+			return dst, nil, err
 		}
 	}
-	return e.w.b, nil
+	return e.w.b, e.w.segs, nil
 }
 
 // decoder reads values of one type T from a payload.
@@ -114,6 +146,8 @@ type decoder[T any] struct {
 	p     []byte
 	count int  // values the payload must hold (checked by validate)
 	alias bool // bulk values may alias p (the caller handed p over)
+	off   int  // bytes of the payload consumed (bulk path)
+	segs  []Segment
 	r     *payloadReader
 	dec   *msgpack.Decoder
 }
@@ -134,11 +168,14 @@ func (d *decoder[T]) remaining() int {
 func (d *decoder[T]) next() (T, error) {
 	var v T
 	if d.shape.ok {
-		rv, n, err := readBulk(d.p, d.typ, d.shape, d.alias)
+		rv, n, err := d.readSegment()
+		if err == nil && n < 0 {
+			rv, n, err = readBulk(d.p, d.typ, d.shape, d.alias)
+		}
 		if err != nil {
 			return v, err
 		}
-		d.p = d.p[n:]
+		d.p, d.off = d.p[n:], d.off+n
 		reflect.ValueOf(&v).Elem().Set(rv)
 		return v, nil
 	}
@@ -147,6 +184,7 @@ func (d *decoder[T]) next() (T, error) {
 			return v, err
 		}
 		d.r = newPayloadReader(d.p)
+		d.r.alias = d.alias
 		d.dec = msgpack.NewDecoder(d.r)
 	}
 	if d.r.Len() == 0 {
@@ -207,11 +245,20 @@ func decodeValue[T any](payload []byte, alias bool) (T, error) {
 // decodeItems is DecodeItemsOwned (alias true) without the count; with
 // alias false the result never shares memory with payload.
 func decodeItems[T any](payload []byte, count int, alias bool) ([]T, error) {
+	return decodeItemsSeg[T](payload, count, nil, alias)
+}
+
+// decodeItemsSeg is decodeItems for a payload whose bulk data may lie in
+// segs (DecodeItemsSegments; T on the bulk path).
+func decodeItemsSeg[T any](payload []byte, count int, segs []Segment, alias bool) ([]T, error) {
 	if count < 0 || count > len(payload) {
 		return nil, errorf(ErrCount, nil, "%d items cannot be in a %d-byte payload", count, len(payload))
 	}
 	d := newValueDecoder[T](payload, count)
-	d.alias = alias
+	d.alias, d.segs = alias, segs
+	if len(segs) > 0 && !d.shape.ok {
+		return nil, errorf(ErrDecode, nil, "%d segments for %s, which is not on the bulk path", len(segs), typeName[T]())
+	}
 	if !d.shape.ok {
 		// The structure of the whole payload first: a failure here is
 		// the frame's, not one item's (ItemPosition says false).
@@ -219,6 +266,7 @@ func decodeItems[T any](payload []byte, count int, alias bool) ([]T, error) {
 			return nil, err
 		}
 		d.r = newPayloadReader(d.p)
+		d.r.alias = alias
 		d.dec = msgpack.NewDecoder(d.r)
 	}
 	out := make([]T, 0, count)
@@ -237,7 +285,30 @@ func decodeItems[T any](payload []byte, count int, alias bool) ([]T, error) {
 	if n := d.remaining(); n != 0 {
 		return nil, errorf(ErrTrailing, nil, "%d bytes after %d items", n, count)
 	}
+	if len(d.segs) != 0 {
+		return nil, errorf(ErrTrailing, nil, "%d segments after %d items", len(d.segs), count)
+	}
 	return out, nil
+}
+
+// readSegment decodes the next bulk value from the decoder's next segment
+// when its data is that segment (its bin header ends where the segment
+// belongs); n < 0 when it is not, the value then lies in the payload.
+func (d *decoder[T]) readSegment() (reflect.Value, int, error) {
+	if len(d.segs) == 0 {
+		return reflect.Value{}, -1, nil
+	}
+	n, hl, err := binHeader(d.p, d.typ)
+	if err != nil || n < 0 || d.segs[0].Off != d.off+hl {
+		return reflect.Value{}, -1, nil // readBulk reports what is wrong
+	}
+	data := d.segs[0].Data
+	if len(data) != n {
+		return reflect.Value{}, 0, errorf(ErrDecode, nil, "bin announces %d bytes, its segment holds %d", n, len(data))
+	}
+	d.segs = d.segs[1:]
+	rv, err := bulkValue(data, d.typ, d.shape, d.alias)
+	return rv, hl, err
 }
 
 func itoa(i int) string {

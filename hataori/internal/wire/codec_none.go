@@ -26,3 +26,11 @@ func decodeValue[T any](_ []byte, _ bool) (T, error) {
 func decodeItems[T any](_ []byte, _ int, _ bool) ([]T, error) {
 	return nil, &Error{Kind: ErrDecode, Detail: noCodec}
 }
+
+func encodeItemsSeg[T any](dst []byte, _ []T, _ int) ([]byte, []Segment, error) {
+	return dst, nil, &Error{Kind: ErrEncode, Detail: noCodec}
+}
+
+func decodeItemsSeg[T any](_ []byte, _ int, _ []Segment, _ bool) ([]T, error) {
+	return nil, &Error{Kind: ErrDecode, Detail: noCodec}
+}

@@ -253,8 +253,9 @@ func readZoned(r *payloadReader, n int) (time.Time, error) {
 // decoder is Hataori's, and whose next returns the next bytes without a
 // copy.
 type payloadReader struct {
-	p []byte
-	i int
+	p     []byte
+	i     int
+	alias bool // bulk values may alias p (DecodeBulk; the caller handed p over)
 }
 
 func newPayloadReader(p []byte) *payloadReader { return &payloadReader{p: p} }
