@@ -11,6 +11,7 @@ import "github.com/hataori/hataori-go/internal/sched"
 const traceOn = false
 
 func debugTaskSent()              {}
+func debugTasksSent() int64       { return 0 }
 func debugResultReceived()        {}
 func debugPrefetched(int)         {}
 func debugDueSleep()              {}
