@@ -11,7 +11,6 @@ import "github.com/hataori/hataori-go/internal/sched"
 const traceOn = false
 
 func debugTaskSent()              {}
-func debugTasksSent() int64       { return 0 }
 func debugResultReceived()        {}
 func debugPrefetched(int)         {}
 func debugDueSleep()              {}

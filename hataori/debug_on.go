@@ -21,11 +21,8 @@ var (
 	debugResults atomic.Int64 // RESULTs the root received from other ranks
 )
 
-func debugTaskSent() { debugTasks.Add(1) }
-
-// debugTasksSent is the number of TASKs this process's root has sent so far.
-func debugTasksSent() int64 { return debugTasks.Load() }
-func debugResultReceived()  { debugResults.Add(1) }
+func debugTaskSent()       { debugTasks.Add(1) }
+func debugResultReceived() { debugResults.Add(1) }
 
 // Waits on a rank with one CPU (docs/ARCHITECTURE.md, "Waiting on a
 // shared core"): the root coordinator's sleeps timed by a due RESULT, and

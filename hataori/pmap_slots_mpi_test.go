@@ -244,3 +244,6 @@ func TestPmapPrefetch(t *testing.T) {
 		}
 	}
 }
+
+// debugTasksSent is the number of TASKs this process's root has sent so far.
+func debugTasksSent() int64 { return debugTasks.Load() }
