@@ -44,6 +44,7 @@ type rootLoop[T, U any] struct {
 	ctxEnded  bool          // this rank's ctx ended and was reported
 	fatal     string        // an internal failure seen on a slot, for the coordinator to abort with
 	inlineRun slotRun
+	first     []slotRun      // each root slot's first batch, taken before the first deal (nil: none)
 	waiting   []waitingReady // READYs that got Wait (a stream with no item yet; coordinator only)
 
 	taskBuf   []byte     // memory for the next TASK (nil: allocate)
@@ -159,6 +160,18 @@ func runRoot[T, U any](c *call[T, U], slots []int, pending []pendingReady, start
 		if c.stats.RecordSpans {
 			r.taskFlags |= taskSpans
 			r.spans = true
+		}
+	}
+	if !c.inline && c.stream == nil {
+		// Each root slot takes its first batch before the first deal, as
+		// every other rank's slots get theirs in it: so every slot of
+		// every rank gets a batch of the first deal unless the input runs
+		// out first, however late the root's slot goroutines run. (A
+		// stream's items may not be read yet: its slots take theirs as
+		// they come.)
+		r.first = make([]slotRun, r.slots)
+		for s := range r.first {
+			r.next(s, &r.first[s])
 		}
 	}
 	if c.inline {

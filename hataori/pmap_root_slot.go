@@ -20,6 +20,11 @@ func (r *rootLoop[T, U]) serve(s int) {
 		r.meters[s].begin = time.Since(r.c.t0)
 	}
 	var run slotRun
+	if r.first != nil {
+		if run = r.first[s]; run.have && !r.runBatch(s, &run) {
+			return
+		}
+	}
 	for r.next(s, &run) && r.runBatch(s, &run) {
 	}
 }
