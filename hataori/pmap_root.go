@@ -221,8 +221,8 @@ func runRoot[T, U any](c *call[T, U], slots []int, pending []pendingReady, start
 // so that the first batches spread over the ranks and, between ranks with
 // as many slots, every executor slot is dealt before any prefetch slot (a
 // rank's last). So every logical slot of every rank gets a batch of the
-// first deal unless the input runs out first (the root's own slots take
-// theirs meanwhile), whatever the order and timing in which the ranks'
+// first deal unless the input runs out first (the root's own slots took
+// theirs just before, in runRoot), whatever the order and timing in which the ranks'
 // coordinators run: a rank whose coordinator is descheduled right after
 // its first READY still gets its share, where separate READYs per slot
 // could arrive after faster ranks had taken the whole input. Cost: one
