@@ -25,7 +25,6 @@ package main
 
 import (
 	"context"
-	"encoding/binary"
 	"flag"
 	"fmt"
 	"iter"
@@ -37,6 +36,7 @@ import (
 	"time"
 
 	"github.com/hataori/hataori-go/hataori"
+	"github.com/hataori/hataori-go/scripts/bench/internal/gather"
 )
 
 func init() { runtime.LockOSThread() }
@@ -223,7 +223,7 @@ func (e *env) remote(rounds int) error {
 			if bad > 0 {
 				return fmt.Errorf("%s: %d wrong results", v, bad)
 			}
-			lane, err := e.perItem(first.Load(), last.Load(), calls.Load())
+			lane, err := gather.RemotePerItem(e.world, e.rank, e.size, first.Load(), last.Load(), calls.Load())
 			if err != nil {
 				return err
 			}
@@ -239,32 +239,6 @@ func (e *env) remote(rounds int) error {
 		}
 	}
 	return nil
-}
-
-// perItem gathers on rank 0 the remote ranks' steady-state time per item.
-func (e *env) perItem(first, last, calls int64) (time.Duration, error) {
-	var buf [16]byte
-	if e.rank != 0 {
-		binary.LittleEndian.PutUint64(buf[:], uint64(last-first))
-		binary.LittleEndian.PutUint64(buf[8:], uint64(calls))
-		return 0, e.world.Send(buf[:], 0, 8)
-	}
-	var sum time.Duration
-	k := 0
-	for r := 1; r < e.size; r++ {
-		if _, err := e.world.Recv(buf[:], r, 8); err != nil {
-			return 0, err
-		}
-		span, c := int64(binary.LittleEndian.Uint64(buf[:])), int64(binary.LittleEndian.Uint64(buf[8:]))
-		if c >= 2 {
-			sum += time.Duration(span / (c - 1))
-			k++
-		}
-	}
-	if k == 0 {
-		return 0, nil
-	}
-	return sum / time.Duration(k), nil
 }
 
 // scale: 1,000 fresh 512 KiB results, zero Options.

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"encoding/binary"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hataori/hataori-go/hataori"
+	"github.com/hataori/hataori-go/scripts/bench/internal/gather"
 )
 
 // pingPong returns the mean round trip of an 8-byte message between ranks
@@ -145,7 +145,7 @@ func trivialCase(e *env, name string, n int, variants []*overheadVariant) error 
 			if e.rank == 0 && (len(out) != n || out[n-1] != n) {
 				return fmt.Errorf("wrong results")
 			}
-			remote, err := remotePerItem(e, first.Load(), last.Load(), calls.Load())
+			remote, err := gather.RemotePerItem(e.world, e.rank, e.size, first.Load(), last.Load(), calls.Load())
 			if err != nil {
 				return err
 			}
@@ -193,32 +193,3 @@ func trivialCase(e *env, name string, n int, variants []*overheadVariant) error 
 }
 
 func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
-
-// remotePerItem returns, on rank 0, the mean time per item of the remote
-// lanes (the span between their first and last callback over the calls
-// made, so READY/TASK/RESULT traffic is included), averaged over remote
-// ranks that ran at least two items; 0 when none did.
-func remotePerItem(e *env, first, last, calls int64) (time.Duration, error) {
-	var buf [16]byte
-	if e.rank != 0 {
-		binary.LittleEndian.PutUint64(buf[:], uint64(last-first))
-		binary.LittleEndian.PutUint64(buf[8:], uint64(calls))
-		return 0, e.world.Send(buf[:], 0, 8)
-	}
-	var sum time.Duration
-	k := 0
-	for r := 1; r < e.size; r++ {
-		if _, err := e.world.Recv(buf[:], r, 8); err != nil {
-			return 0, err
-		}
-		span, c := int64(binary.LittleEndian.Uint64(buf[:])), int64(binary.LittleEndian.Uint64(buf[8:]))
-		if c >= 2 {
-			sum += time.Duration(span / (c - 1))
-			k++
-		}
-	}
-	if k == 0 {
-		return 0, nil
-	}
-	return sum / time.Duration(k), nil
-}

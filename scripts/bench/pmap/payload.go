@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/hataori/hataori-go/hataori"
+	"github.com/hataori/hataori-go/scripts/bench/internal/gather"
 	"github.com/hataori/hataori-go/scripts/bench/internal/stats"
 )
 
@@ -252,7 +253,7 @@ func pmapPayload(e *env, d *hataori.Domain, est time.Duration) (pmapRun, time.Du
 			}
 		}
 	}
-	lane, err := remotePerItem(e, first.Load(), last.Load(), calls.Load())
+	lane, err := gather.RemotePerItem(e.world, e.rank, e.size, first.Load(), last.Load(), calls.Load())
 	if err != nil {
 		return pmapRun{}, 0, err
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hataori/hataori-go/hataori"
+	"github.com/hataori/hataori-go/scripts/bench/internal/gather"
 )
 
 const (
@@ -97,7 +98,7 @@ func remote(e *env) error {
 			}
 			// The remote rank's figures, to the root.
 			c := max(calls.Load(), 1)
-			lane, err := remotePerItem(e, first.Load(), last.Load(), calls.Load())
+			lane, err := gather.RemotePerItem(e.world, e.rank, e.size, first.Load(), last.Load(), calls.Load())
 			if err != nil {
 				return err
 			}
