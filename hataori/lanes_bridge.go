@@ -1,6 +1,7 @@
 package hataori
 
 import (
+	"cmp"
 	"context"
 
 	"github.com/hataori/hataori-go/internal/seam"
@@ -37,7 +38,7 @@ func init() {
 func pmapForeign[T, U any](ctx context.Context, comm Comm, fe *foreignExec, opts Options, in pmapInput[T, U], extra *failure) ([]U, error) {
 	if fe.fn == nil {
 		g := func(context.Context, int, T) (U, error) { var zero U; return zero, ErrNilCallback }
-		return pmapOn(ctx, comm, fe.exec, opts, in, g, cmpOr(extra, &failure{Code: failDomain, Err: ErrNilCallback, Message: ErrNilCallback.Error()}))
+		return pmapOn(ctx, comm, fe.exec, opts, in, g, cmp.Or(extra, &failure{Code: failDomain, Err: ErrNilCallback, Message: ErrNilCallback.Error()}))
 	}
 	g, _ := fe.fn.(func(context.Context, int, T) (U, error))
 	if g == nil {

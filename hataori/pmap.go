@@ -1,11 +1,13 @@
 package hataori
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/hataori/hataori-go/hataori/internal/coll"
@@ -241,7 +243,7 @@ func pmapWith[T, U any](ctx context.Context, comm Comm, d *Domain, opts Options,
 	var exec seam.Executor
 	if f == nil {
 		// Refused in the preflight, on every rank, before any item runs.
-		extra = cmpOr(extra, &failure{Code: failDomain, Err: ErrNilCallback, Message: ErrNilCallback.Error()})
+		extra = cmp.Or(extra, &failure{Code: failDomain, Err: ErrNilCallback, Message: ErrNilCallback.Error()})
 		f = func(context.Context, T) (U, error) { var zero U; return zero, ErrNilCallback }
 	}
 	if d == nil {
@@ -254,14 +256,6 @@ func pmapWith[T, U any](ctx context.Context, comm Comm, d *Domain, opts Options,
 	}
 	g := func(ctx context.Context, _ int, item T) (U, error) { return f(ctx, item) }
 	return pmapOn(ctx, comm, exec, opts, in, g, extra)
-}
-
-// cmpOr returns the first of a and b that is not nil.
-func cmpOr(a, b *failure) *failure {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 // call is one Pmap call's state shared by the root's and the other ranks'
@@ -433,8 +427,12 @@ func localPreflight(err error) *PmapError {
 // several bound to one socket, do): a coordinator that spins on a CPU
 // another rank computes on takes that rank's time. Ranks bound to CPUs of
 // their own then wait as on a rank with no spare CPU, which costs a timed
-// poll per remote batch, not a spin.
-func nodeRanks() int {
+// poll per remote batch, not a spin. The launcher sets it once: it is
+// read at the first call.
+var nodeRanks = sync.OnceValue(readNodeRanks)
+
+// readNodeRanks reads nodeRanks from the environment.
+func readNodeRanks() int {
 	for _, v := range []string{"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"} {
 		if n, err := strconv.Atoi(os.Getenv(v)); err == nil && n > 0 {
 			return n

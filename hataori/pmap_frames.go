@@ -147,7 +147,7 @@ func taskFrame[T any](dst []byte, id int64, start int, items []T) ([]byte, error
 	putIndexRange(buf, start, len(items))
 	buf, err := wire.EncodeItems(buf, items)
 	if err == nil {
-		err = frameFits(wire.KindTask, buf)
+		err = frameFits(wire.KindTask, int64(len(buf)))
 	}
 	if err != nil {
 		return nil, err
@@ -213,8 +213,8 @@ func segmentedFrame(buf []byte, segs []wire.Segment, h wire.Header, count int) (
 	for _, sg := range segs {
 		ext += len(sg.Data)
 	}
-	if n := int64(len(buf)) + int64(ext); n > wire.MaxBytes {
-		return nil, nil, &wire.Error{Kind: wire.ErrLength, Detail: fmt.Sprintf("%v frame of %d bytes exceeds limit %d", wire.KindResult, n, wire.MaxBytes)}
+	if err := frameFits(wire.KindResult, int64(len(buf))+int64(ext)); err != nil {
+		return nil, nil, err
 	}
 	if len(segs) == 0 {
 		return sealFrame(buf, h, count), nil, nil
@@ -456,9 +456,9 @@ func splitIndices(h wire.Header, payload []byte) ([]int64, []byte, error) {
 // sendFrame would refuse it as a transport failure; an ErrLength here lets
 // the caller fail the batch recoverably instead (STOP for a TASK, a wire
 // fault for a RESULT).
-func frameFits(kind wire.Kind, buf []byte) error {
-	if int64(len(buf)) > wire.MaxBytes {
-		return &wire.Error{Kind: wire.ErrLength, Detail: fmt.Sprintf("%v frame of %d bytes exceeds limit %d", kind, len(buf), wire.MaxBytes)}
+func frameFits(kind wire.Kind, n int64) error {
+	if n > wire.MaxBytes {
+		return &wire.Error{Kind: wire.ErrLength, Detail: fmt.Sprintf("%v frame of %d bytes exceeds limit %d", kind, n, wire.MaxBytes)}
 	}
 	return nil
 }

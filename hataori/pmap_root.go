@@ -117,7 +117,7 @@ func runRoot[T, U any](c *call[T, U], slots []int, pending []pendingReady, start
 	k := c.k
 	cfg := sched.Config{Items: len(c.items), BatchSize: c.batch, Root: k.Rank, Slots: slots}
 	if c.stream != nil {
-		cfg.Open, cfg.Window = true, max(c.stream.window, c.batch)
+		cfg.Open, cfg.Window = true, max(c.stream.window, c.batch) // a fixed batch must fit
 	}
 	sch, err := sched.New(cfg)
 	if err != nil {
@@ -143,7 +143,7 @@ func runRoot[T, U any](c *call[T, U], slots []int, pending []pendingReady, start
 		r.store = &sliceStore[T, U]{in: c.items, out: out}
 	} else {
 		r.n = streamCallKey
-		ss = r.startStream(c.stream)
+		ss = r.startStream(c.stream, cfg.Window)
 		r.store = ss
 	}
 	for _, p := range pending {
@@ -664,8 +664,8 @@ func (r *rootLoop[T, U]) onReady(from, s int, status uint8) {
 			d, b, err = r.sch.OnReady(from, s)
 			if d == sched.Assign {
 				r.store.assigned(b)
+				cost = r.sch.Estimate(from).ItemCost
 			}
-			cost = r.sch.Estimate(from).ItemCost
 			return err
 		})
 		switch d {

@@ -69,13 +69,11 @@ func (s *sliceStore[T, U]) missing(sch *sched.Scheduler, listed map[int]bool) []
 }
 
 // streamCallKey is the task key of a streaming call's call-level faults
-// (the input length N of a Pmap call, unknown for a stream): above every
-// index a stream can reach (streamMaxItems), so that item failures win.
+// (the input length N of a Pmap call, unknown for a stream), and so the
+// most items a stream may have: above every index it can reach, so that
+// item failures win. A sequence that yields more fails the call
+// (readStream).
 const streamCallKey = 1 << 40
-
-// streamMaxItems bounds a stream's length: the call fails when its
-// sequence yields more.
-const streamMaxItems = streamCallKey
 
 // streamBatch is one dealt batch of a stream: its items until it
 // completes, then its results until the sink has had them.
@@ -102,11 +100,10 @@ type streamStore[T, U any] struct {
 	unordered bool
 	failFast  bool
 
-	queue   [][]T // the chunks read, not yet dealt: items [next, read)
-	qhead   int   // the items of queue[0] already dealt
-	read    int   // items read from the sequence
-	sunk    int   // items through the sink (or dropped)
-	closed  bool
+	queue   [][]T                      // the chunks read, not yet dealt: items [next, read)
+	qhead   int                        // the items of queue[0] already dealt
+	read    int                        // items read from the sequence
+	sunk    int                        // items through the sink (or dropped)
 	open    map[int]*streamBatch[T, U] // by first index: dealt, not yet handed to the sink
 	front   int                        // ordered: the first index not yet handed to the sink
 	ready   []*streamBatch[T, U]
@@ -121,11 +118,11 @@ type streamStore[T, U any] struct {
 	space, more, sinkWake *sync.Cond
 	changed               atomic.Bool  // items arrived or the input closed (the coordinator retries waiting READYs)
 	hungry                atomic.Bool  // a dispatch got Wait: the reader hands over what it has at once
-	totalN                atomic.Int64 // -1 until closed
+	totalN                atomic.Int64 // the input's length, -1 until it is closed
 }
 
-func newStreamStore[T, U any](mu *sync.Mutex, window int, unordered, failFast bool) *streamStore[T, U] {
-	s := &streamStore[T, U]{mu: mu, window: window, unordered: unordered, failFast: failFast,
+func newStreamStore[T, U any](mu *sync.Mutex, sch *sched.Scheduler, window int, unordered, failFast bool) *streamStore[T, U] {
+	s := &streamStore[T, U]{mu: mu, sch: sch, window: window, unordered: unordered, failFast: failFast,
 		open: map[int]*streamBatch[T, U]{}, failed: map[int]bool{}}
 	s.space, s.more, s.sinkWake = sync.NewCond(mu), sync.NewCond(mu), sync.NewCond(mu)
 	s.totalN.Store(-1)
@@ -247,8 +244,7 @@ func (s *streamStore[T, U]) push(items []T) error {
 
 // close marks the input's end (under mu).
 func (s *streamStore[T, U]) close() {
-	if !s.closed {
-		s.closed = true
+	if s.totalN.Load() < 0 {
 		s.sch.CloseInput()
 		s.totalN.Store(int64(s.read))
 		s.changed.Store(true)
@@ -258,7 +254,7 @@ func (s *streamStore[T, U]) close() {
 
 // reserve waits (under mu) until the window has room and returns how many
 // more items may be read now (at most most), 0 once the call has ended or
-// failed, or the stream has reached streamMaxItems.
+// failed, or the stream has reached streamCallKey items.
 func (s *streamStore[T, U]) reserve(most int) int {
 	for !s.ended && !s.sch.Failed() && s.read-s.sunk >= s.window {
 		s.space.Wait()
@@ -266,7 +262,7 @@ func (s *streamStore[T, U]) reserve(most int) int {
 	if s.ended || s.sch.Failed() {
 		return 0
 	}
-	n := min(most, s.window-(s.read-s.sunk), streamMaxItems-s.read)
+	n := min(most, s.window-(s.read-s.sunk), streamCallKey-s.read)
 	s.read += n
 	s.peakRes = max(s.peakRes, s.read-s.sunk)
 	return n

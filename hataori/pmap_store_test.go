@@ -18,8 +18,7 @@ func newTestStream(t *testing.T, window int, unordered bool) (*streamStore[int, 
 		t.Fatal(err)
 	}
 	mu := new(sync.Mutex)
-	ss := newStreamStore[int, int](mu, window, unordered, true)
-	ss.sch = sch
+	ss := newStreamStore[int, int](mu, sch, window, unordered, true)
 	return ss, sch, mu
 }
 

@@ -88,11 +88,10 @@ const (
 	hungryWait  = 50 * time.Microsecond
 )
 
-// startStream makes the root's window for sp and starts its reader and
-// sink goroutines.
-func (r *rootLoop[T, U]) startStream(sp *streamSpec[T, U]) *streamStore[T, U] {
-	ss := newStreamStore[T, U](&r.mu, max(sp.window, r.c.batch), sp.unordered, !r.c.collect)
-	ss.sch = r.sch
+// startStream makes the root's window of window items for sp and starts
+// its reader and sink goroutines.
+func (r *rootLoop[T, U]) startStream(sp *streamSpec[T, U], window int) *streamStore[T, U] {
+	ss := newStreamStore[T, U](&r.mu, r.sch, window, sp.unordered, !r.c.collect)
 	if sp.reuse {
 		ss.pool = &bodyPool{keep: min(ss.window, poolKeep)}
 	}
@@ -127,7 +126,7 @@ func (r *rootLoop[T, U]) readStream(ss *streamStore[T, U], seq iter.Seq[T]) {
 		}
 	}()
 	r.mu.Lock()
-	room := ss.reserve(readChunk)
+	room := r.reserve(ss)
 	r.mu.Unlock()
 	chunk := make([]T, 0, min(room, readChunk))
 	var first time.Time // when chunk's first item came, read only when hungry
@@ -152,7 +151,7 @@ func (r *rootLoop[T, U]) readStream(ss *streamStore[T, U], seq iter.Seq[T]) {
 			}
 			r.mu.Lock()
 			r.pushChunk(ss, chunk, room)
-			room = ss.reserve(readChunk)
+			room = r.reserve(ss)
 			r.mu.Unlock()
 			chunk, first = make([]T, 0, min(room, readChunk)), time.Time{} // the last one is the store's
 			stopped = room == 0
@@ -169,9 +168,24 @@ func (r *rootLoop[T, U]) readStream(ss *streamStore[T, U], seq iter.Seq[T]) {
 	r.pan.nudge()
 }
 
+// reserve is ss.reserve(readChunk) for the reader (under mu); a stream
+// that has reached streamCallKey items fails the call there, since its
+// indices would reach the call-level key.
+func (r *rootLoop[T, U]) reserve(ss *streamStore[T, U]) int {
+	n := ss.reserve(readChunk)
+	if n == 0 && !ss.ended && !r.sch.Failed() {
+		r.rep.addCall(streamCallKey, sched.ClassDrain, KindProtocol,
+			fmt.Sprintf("rank %d: the sequence yields more than %d items", r.k.Rank, streamCallKey), nil)
+		r.c.haltAll()
+		r.sch.Fail()
+		r.noteFailed()
+	}
+	return n
+}
+
 // pushChunk hands the items of chunk to the window and gives back the
-// unused room (under mu). Items past the stream's limit, or read after
-// the call has ended or failed, are dropped.
+// unused room (under mu). Items read after the call has ended or failed
+// are dropped.
 func (r *rootLoop[T, U]) pushChunk(ss *streamStore[T, U], chunk []T, room int) {
 	ss.unreserve(room)
 	if ss.ended || r.sch.Failed() {
