@@ -1,15 +1,12 @@
 package mpitest
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -103,7 +100,8 @@ type Output struct {
 	Launcher string
 	// Ranks holds, for each rank 0 to Config.Ranks-1, the lines it
 	// printed (stdout and stderr, in the order they arrived) without the
-	// launcher's rank prefix.
+	// launcher's rank prefix; a line the launcher forwarded in pieces is
+	// whole again.
 	Ranks [][]string
 	// Other holds the lines without a rank prefix (the launcher's own
 	// messages) or with a rank outside the job.
@@ -382,101 +380,6 @@ func signalState(cfg Config, r jobResult) string {
 	}
 }
 
-// stampedBuffer collects a job's output and when each piece arrived.
-type stampedBuffer struct {
-	mu    sync.Mutex
-	buf   bytes.Buffer
-	ends  []int       // offset just past each write
-	times []time.Time // arrival of each write
-	watch *lineWatch  // nil: none
-}
-
-func (b *stampedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	n, err := b.buf.Write(p)
-	b.ends = append(b.ends, b.buf.Len())
-	b.times = append(b.times, time.Now())
-	if b.watch != nil {
-		b.watch.scan(b.buf.Bytes())
-	}
-	return n, err
-}
-
-// unmarked lists the ranks whose line the watch has not seen.
-func (b *stampedBuffer) unmarked() []int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	var rs []int
-	for r, ok := range b.watch.seen {
-		if !ok {
-			rs = append(rs, r)
-		}
-	}
-	return rs
-}
-
-// lineWatch notes which ranks printed a line containing after; fired is
-// closed once all of them have.
-type lineWatch struct {
-	after   string
-	seen    []bool
-	missing int
-	scanned int // the output before this offset is scanned (whole lines)
-	fired   chan struct{}
-}
-
-func newLineWatch(after string, ranks int) *lineWatch {
-	return &lineWatch{after: after, seen: make([]bool, ranks), missing: ranks, fired: make(chan struct{})}
-}
-
-// scan looks at the whole lines of data not scanned yet (data is all the
-// output so far).
-func (w *lineWatch) scan(data []byte) {
-	for w.missing > 0 {
-		j := bytes.IndexByte(data[w.scanned:], '\n')
-		if j < 0 {
-			return
-		}
-		line := string(data[w.scanned : w.scanned+j])
-		w.scanned += j + 1
-		if r, body, ok := splitRankPrefix(line); ok && r < len(w.seen) && !w.seen[r] && strings.Contains(body, w.after) {
-			w.seen[r] = true
-			if w.missing--; w.missing == 0 {
-				close(w.fired)
-			}
-		}
-	}
-}
-
-func (b *stampedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// arrival returns when the first line containing s had arrived whole (up
-// to its newline, or to the end of the output).
-func (b *stampedBuffer) arrival(s string) (time.Time, bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	data := b.buf.Bytes()
-	i := bytes.Index(data, []byte(s))
-	if s == "" || i < 0 {
-		return time.Time{}, false
-	}
-	lineEnd := len(data)
-	if j := bytes.IndexByte(data[i:], '\n'); j >= 0 {
-		lineEnd = i + j + 1
-	}
-	for k, e := range b.ends {
-		if e >= lineEnd {
-			return b.times[k], true
-		}
-	}
-	return b.times[len(b.times)-1], true
-}
-
 // childTimeout is the -test.timeout of the ranks of a job: shorter than
 // the job's timeout, so that a hung rank dumps its goroutines before it is
 // killed.
@@ -532,91 +435,4 @@ func check(cfg Config, code int, output string) string {
 		return fmt.Sprintf("%d of %d ranks reported --- PASS: %s", passed, cfg.Ranks, cfg.Test)
 	}
 	return ""
-}
-
-// splitRankPrefix splits a line of a job's output into the rank of its
-// prefix and the rest: "[1,R]<stdout>:" or "[1,R]<stderr>:" (Open MPI
-// --tag-output: job, rank) or "[R] " (mpiexec.mpich -l). ok is false for a
-// line without such a prefix, for example the launcher's own
-// "[mpiexec@host] ..." messages.
-func splitRankPrefix(line string) (rank int, body string, ok bool) {
-	if !strings.HasPrefix(line, "[") {
-		return 0, line, false
-	}
-	end := strings.IndexByte(line, ']')
-	if end < 0 {
-		return 0, line, false
-	}
-	tag, rest := line[1:end], line[end+1:]
-	if job, r, two := strings.Cut(tag, ","); two {
-		if !digits(job) {
-			return 0, line, false
-		}
-		tag = r
-		var std bool
-		for _, s := range []string{"<stdout>:", "<stderr>:"} {
-			if strings.HasPrefix(rest, s) {
-				rest, std = rest[len(s):], true
-			}
-		}
-		if !std {
-			return 0, line, false
-		}
-	} else {
-		var sp bool
-		if rest, sp = strings.CutPrefix(rest, " "); !sp && rest != "" {
-			return 0, line, false
-		}
-	}
-	if !digits(tag) {
-		return 0, line, false
-	}
-	rank, err := strconv.Atoi(tag)
-	if err != nil {
-		return 0, line, false
-	}
-	return rank, rest, true
-}
-
-// digits reports whether s is a non-empty run of ASCII digits.
-func digits(s string) bool {
-	for _, c := range []byte(s) {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return s != ""
-}
-
-// splitOutput splits a job's output by rank (see Output).
-func splitOutput(output string, ranks int, launcher string) Output {
-	o := Output{Launcher: launcher, Ranks: make([][]string, ranks)}
-	for _, line := range strings.Split(strings.TrimSuffix(output, "\n"), "\n") {
-		if r, body, ok := splitRankPrefix(line); ok && r < ranks {
-			o.Ranks[r] = append(o.Ranks[r], body)
-		} else if line != "" {
-			o.Other = append(o.Other, line)
-		}
-	}
-	return o
-}
-
-// stripRankPrefix removes the rank prefix a launcher puts before each
-// output line: "[1,0]<stdout>:" (Open MPI --tag-output) or "[0] "
-// (mpiexec.mpich -l).
-func stripRankPrefix(line string) string {
-	if !strings.HasPrefix(line, "[") {
-		return line
-	}
-	end := strings.Index(line, "]")
-	if end < 0 {
-		return line
-	}
-	rest := line[end+1:]
-	for _, tag := range []string{"<stdout>:", "<stderr>:"} {
-		if strings.HasPrefix(rest, tag) {
-			return rest[len(tag):]
-		}
-	}
-	return strings.TrimPrefix(rest, " ")
 }
