@@ -216,29 +216,37 @@ func stripRankPrefix(line string) string {
 	return strings.TrimPrefix(rest, " ")
 }
 
-// joiner puts back together the lines that Open MPI's --tag-output splits.
-// The launcher tags each piece of output it forwards rather than each line:
-// a line that reached it in two reads comes out with a second tag in its
-// middle ("[1,0]<stderr>:... the coor[1,0]<stderr>:dinator of ..."), and a
-// piece of another rank's output may sit between its halves, ending the
-// physical line. The zero joiner is ready; it keeps the begun, unended line
-// of each tag until that tag's next piece ends it. Lines without a tag
-// (the launcher's own, or mpiexec.mpich -l's "[R] ", which labels lines)
-// pass unchanged.
+// joiner puts back together the lines that the launchers' rank labels
+// split. Open MPI's --tag-output and mpiexec.mpich -l both label each piece
+// of output they forward rather than each line: a line that reached the
+// launcher in two reads comes out with a second label in its middle
+// ("[1,0]<stderr>:... the coor[1,0]<stderr>:dinator of ...", "[0] abc[0]
+// def"), and a piece of another rank's output may sit between its halves,
+// ending the physical line. The zero joiner is ready; it keeps the begun,
+// unended line of each label until that label's next piece ends it. Open
+// MPI's labels are found anywhere in a line; MPICH's "[R] ", which ordinary
+// text can contain too, only in a line that begins with one. Lines without
+// a label (the launcher's own) pass unchanged.
 type joiner struct {
 	open map[string]string // tag → the line begun under it, not yet ended
 	tags []string          // the tags in open, in the order their lines began
 }
 
-// openMPITag is one tag of Open MPI's --tag-output: [job,rank]<stream>:.
-var openMPITag = regexp.MustCompile(`\[\d+,\d+\]<std(?:out|err)>:`)
+// openMPITag is one label of Open MPI's --tag-output, [job,rank]<stream>:,
+// and mpichTag one of mpiexec.mpich -l, "[rank] ".
+var (
+	openMPITag = regexp.MustCompile(`\[\d+,\d+\]<std(?:out|err)>:`)
+	mpichTag   = regexp.MustCompile(`\[\d+\] `)
+)
 
 // line takes one physical line of output (without its newline) and returns
 // the whole lines it ends, each with one tag.
 func (j *joiner) line(s string) []string {
 	locs := openMPITag.FindAllStringIndex(s, -1)
 	if len(locs) == 0 {
-		return []string{s}
+		if locs = mpichTag.FindAllStringIndex(s, -1); len(locs) == 0 || locs[0][0] != 0 {
+			return []string{s}
+		}
 	}
 	var whole []string
 	if locs[0][0] > 0 {

@@ -28,8 +28,10 @@ func TestJoinerSplitLines(t *testing.T) {
 			[]string{"[1,0]<stderr>:whole", "[1,0]<stdout>:abcd"}},
 		{"never ended", "[1,2]<stderr>:last words[1,3]<stdout>:x\n",
 			[]string{"[1,3]<stdout>:x", "[1,2]<stderr>:last words"}},
-		{"untagged lines pass", "-----\n[0] hello [1] world\n",
-			[]string{"-----", "[0] hello [1] world"}},
+		{"MPICH's labels", "[0] abc[1] abc[0] def\n[1] def\n",
+			[]string{"[0] abcdef", "[1] abcdef"}},
+		{"unlabelled lines pass", "-----\nitems [3] and [4] \n",
+			[]string{"-----", "items [3] and [4] "}},
 	}
 	for _, c := range cases {
 		var b stampedBuffer
