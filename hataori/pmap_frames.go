@@ -470,13 +470,6 @@ func countFits(n int) error {
 	return nil
 }
 
-// taskSend is a TASK on its way out: its memory stays the send's until
-// the send has completed.
-type taskSend struct {
-	snd coll.Sending
-	buf []byte
-}
-
 // taskFreeMax bounds the TASK memory the root keeps for reuse.
 const taskFreeMax = 4
 
@@ -495,7 +488,7 @@ func (r *rootLoop[T, U]) sendTask(to int, buf []byte) {
 	if err != nil {
 		r.k.AbortTransport(err)
 	}
-	r.taskSends = append(r.taskSends, taskSend{snd: snd, buf: buf})
+	r.taskSends.Add(snd, buf, nil, nil)
 	r.taskBuf = nil
 	if n := len(r.taskFree); n > 0 {
 		r.taskBuf, r.taskFree = r.taskFree[n-1], r.taskFree[:n-1]
@@ -504,35 +497,27 @@ func (r *rootLoop[T, U]) sendTask(to int, buf []byte) {
 
 // reapTasks keeps the memory of the TASKs whose sends have completed.
 func (r *rootLoop[T, U]) reapTasks() {
-	n := 0
-	for _, p := range r.taskSends {
-		done, err := p.snd.Done()
-		if err != nil {
-			r.k.AbortTransport(err)
-		}
-		switch {
-		case !done:
-			r.taskSends[n] = p
-			n++
-		case r.taskBuf == nil:
-			r.taskBuf = p.buf
-		case len(r.taskFree) < taskFreeMax:
-			r.taskFree = append(r.taskFree, p.buf)
-		}
+	if _, err := r.taskSends.Reap(r.reuseTask); err != nil {
+		r.k.AbortTransport(err)
 	}
-	clear(r.taskSends[n:])
-	r.taskSends = r.taskSends[:n]
 }
 
 // awaitTasks waits until every TASK sent has left (at the end of the loop:
 // every rank has received its TASKs before it drained).
 func (r *rootLoop[T, U]) awaitTasks() {
-	var b coll.Backoff
-	for len(r.taskSends) > 0 {
-		if r.reapTasks(); len(r.taskSends) == 0 {
-			return
-		}
-		b.Wait(true, nil, nil)
+	if err := r.taskSends.Await(r.reuseTask); err != nil {
+		r.k.AbortTransport(err)
+	}
+}
+
+// reuseTask keeps the memory of a TASK that has left: as the next TASK's,
+// or among at most taskFreeMax for later ones.
+func (r *rootLoop[T, U]) reuseTask(buf []byte) {
+	switch {
+	case r.taskBuf == nil:
+		r.taskBuf = buf
+	case len(r.taskFree) < taskFreeMax:
+		r.taskFree = append(r.taskFree, buf)
 	}
 }
 

@@ -52,44 +52,7 @@ type remoteLoop[T, U any] struct {
 	firstCanceled *remoteFault // FailFast: the first item that failed with the call's cancellation
 	scratch       []byte       // the last RESULT's memory (inline mode)
 	meters        []slotMeter
-	sending       []sentResult // RESULTs and READYs whose nonblocking send has not completed
-}
-
-// sentResult is a RESULT (or, with no frame kept, a READY) on its way to
-// the root: its frame (and its bodies, the results' own memory, for a
-// segmented RESULT) are MPI's until every send completes, then the frame
-// goes back for reuse.
-type sentResult struct {
-	snd      coll.Sending
-	frame    []byte
-	headDone bool
-	bodies   []coll.Sending // the segments' sends not yet complete
-	data     [][]byte       // the segments' memory, referenced until every send completes
-}
-
-// done reports whether every send of p has completed, testing those not
-// yet seen complete (a completed request is never tested again).
-func (p *sentResult) done() (bool, error) {
-	n := 0
-	for _, b := range p.bodies {
-		d, err := b.Done()
-		if err != nil {
-			return false, err
-		}
-		if !d {
-			p.bodies[n] = b
-			n++
-		}
-	}
-	p.bodies = p.bodies[:n]
-	if !p.headDone {
-		d, err := p.snd.Done()
-		if err != nil {
-			return false, err
-		}
-		p.headDone = d
-	}
-	return p.headDone && n == 0, nil
+	sending       coll.Outbox // RESULTs and READYs whose nonblocking send has not completed
 }
 
 // remoteJob is one TASK for a logical slot; payload is owned by the job.
@@ -263,7 +226,7 @@ func (r *remoteLoop[T, U]) sendReadyFlags(s int, flags uint8) {
 	if err != nil {
 		r.k.AbortTransport(err)
 	}
-	r.sending = append(r.sending, sentResult{snd: snd})
+	r.sending.Add(snd, nil, nil, nil)
 }
 
 // loop runs until every slot has stopped and no RESULT is outstanding.
@@ -307,7 +270,7 @@ func (r *remoteLoop[T, U]) loop() {
 		switch {
 		case !r.kicks:
 			b.Wait(r.c.spare || r.held == 0, ready, r.c.pan.wake)
-		case r.held >= r.execSlots && len(r.sending) == 0:
+		case r.held >= r.execSlots && r.sending.Len() == 0:
 			// Every executor slot holds a batch: only a CANCEL, a
 			// prefetched TASK or the prefetch slot's STOP can arrive,
 			// none of them urgent while every slot computes, so wait
@@ -334,15 +297,17 @@ func (r *remoteLoop[T, U]) finish(res slotResult) {
 	if err != nil {
 		r.k.AbortTransport(err)
 	}
-	sr := sentResult{snd: snd, frame: res.frame, data: res.bodies}
+	var bodies []coll.Sending
 	for _, b := range res.bodies {
 		bs, err := r.k.StartBody(r.c.root, tagPmap+1, b)
 		if err != nil {
 			r.k.AbortTransport(err)
 		}
-		sr.bodies = append(sr.bodies, bs)
+		bodies = append(bodies, bs)
 	}
-	r.sending = append(r.sending, sr)
+	// The frame goes back for reuse once every send completed; the
+	// bodies (the results' own memory) are only referenced until then.
+	r.sending.Add(snd, res.frame, bodies, res.bodies)
 	step(r.k, r.w.SendResult(res.slot))
 	r.held--
 	for _, f := range res.faults {
@@ -354,33 +319,10 @@ func (r *remoteLoop[T, U]) finish(res slotResult) {
 // reapSends completes the RESULT sends that MPI has finished, returning
 // their frames for reuse, and reports whether any did.
 func (r *remoteLoop[T, U]) reapSends() bool {
-	n := 0
-	for i := range r.sending {
-		p := &r.sending[i]
-		done, err := p.done()
-		if err != nil {
-			r.k.AbortTransport(err)
-		}
-		if !done {
-			r.sending[n] = *p
-			n++
-			continue
-		}
-		if p.frame == nil { // a READY
-			continue
-		}
-		if r.c.inline && r.scratch == nil {
-			r.scratch = p.frame
-			continue
-		}
-		select {
-		case r.free <- p.frame:
-		default:
-		}
+	reaped, err := r.sending.Reap(r.reuseFrame)
+	if err != nil {
+		r.k.AbortTransport(err)
 	}
-	reaped := n < len(r.sending)
-	clear(r.sending[n:])
-	r.sending = r.sending[:n]
 	return reaped
 }
 
@@ -388,13 +330,23 @@ func (r *remoteLoop[T, U]) reapSends() bool {
 // receiving: it waits for this rank's DRAIN), so that no frame outlives
 // the call.
 func (r *remoteLoop[T, U]) awaitSends() {
-	var b coll.Backoff
-	for len(r.sending) > 0 {
-		if r.reapSends() {
-			b.Reset()
-			continue
+	if err := r.sending.Await(r.reuseFrame); err != nil {
+		r.k.AbortTransport(err)
+	}
+}
+
+// reuseFrame takes back the memory of a RESULT whose sends completed: the
+// inline slot's scratch, or the slots' free list (nil: a READY's, none).
+func (r *remoteLoop[T, U]) reuseFrame(frame []byte) {
+	switch {
+	case frame == nil:
+	case r.c.inline && r.scratch == nil:
+		r.scratch = frame
+	default:
+		select {
+		case r.free <- frame:
+		default:
 		}
-		b.Wait(true, nil, nil)
 	}
 }
 

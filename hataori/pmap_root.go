@@ -47,10 +47,10 @@ type rootLoop[T, U any] struct {
 	first     []slotRun      // each root slot's first batch, taken before the first deal (nil: none)
 	waiting   []waitingReady // READYs that got Wait (a stream with no item yet; coordinator only)
 
-	taskBuf   []byte     // memory for the next TASK (nil: allocate)
-	taskSends []taskSend // TASKs on their way out (sendTask, reapTasks)
-	taskFree  [][]byte   // memory of TASKs whose sends have completed
-	taskFlags uint8      // what the other ranks measure (taskStats, taskSpans)
+	taskBuf   []byte      // memory for the next TASK (nil: allocate)
+	taskSends coll.Outbox // TASKs on their way out (sendTask, reapTasks)
+	taskFree  [][]byte    // memory of TASKs whose sends have completed
+	taskFlags uint8       // what the other ranks measure (taskStats, taskSpans)
 
 	// Automatic prefetch (holdReady; coordinator only, holdable fixed).
 	holdable     bool   // automatic sizes without Options.Prefetch: prefetch slots wait for the measurements
@@ -367,7 +367,7 @@ func (r *rootLoop[T, U]) loop(inline bool) {
 			}
 			continue
 		}
-		if len(r.taskSends) > 0 {
+		if r.taskSends.Len() > 0 {
 			r.reapTasks()
 		}
 		progressed := r.pollRemote()
