@@ -16,9 +16,14 @@ package sched
 // by the caller) plus the lateness: the lowest of the recent observations
 // of arrival − predicted end (transit both ways, the remote rank's
 // hand-offs and the error of the cost; the coordinator only sees a RESULT
-// when it polls, so an observation is the true lateness or more). A
-// prediction that is too early costs a few polls; one that is too late
-// delays the slot's next TASK, which a prefetched batch hides.
+// when it polls, so an observation is the true lateness or more), each
+// floored at zero: a RESULT that arrives early says that its work was
+// overestimated (the policy's item cost leans high), not that every later
+// RESULT is early, and a negative lateness would make every prediction
+// early by as much, a poll every back-off step until each RESULT came
+// (hundreds of wake-ups per call on a shared core). A prediction that is
+// too early costs a few polls; one that is too late delays the slot's next
+// TASK, which a prefetched batch hides.
 type Due struct {
 	first  []int   // per rank: the index of its slot 0 in the tables
 	end    []int64 // per remote slot: predicted end of its running TASK; dueNone, dueUnknown
@@ -115,7 +120,7 @@ func (d *Due) Arrived(rank, slot int, now int64) {
 		return
 	}
 	if e >= 0 {
-		d.observe(now - e)
+		d.observe(max(now-e, 0))
 	}
 	q := -1
 	for j := lo; j < hi; j++ {

@@ -47,9 +47,19 @@ func TestDueLatenessWindow(t *testing.T) {
 		t.Fatalf("late = %d after a window of 40, want 40 (the old low forgotten)", d.late)
 	}
 	// A lower observation counts at once.
-	observe(-10)
-	if d.late != -10 {
-		t.Fatalf("late = %d, want -10", d.late)
+	observe(10)
+	if d.late != 10 {
+		t.Fatalf("late = %d, want 10", d.late)
+	}
+	// An early RESULT (the work was overestimated) counts as on time: it
+	// must not make every later prediction early by as much.
+	observe(-1000)
+	if d.late != 0 {
+		t.Fatalf("late = %d after a RESULT 1000 early, want 0", d.late)
+	}
+	d.Sent(1, 0, now, 100, 1)
+	if u, ok := d.Next(now); !ok || u != 100 {
+		t.Fatalf("Next = %d, %v after an early RESULT; want the work, 100, true", u, ok)
 	}
 }
 
