@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -52,9 +53,11 @@ func checkResult(v []float64, x int) error {
 //     the two user configurations: MPI-only (nil domain on every rank: one
 //     slot per rank, on a helper goroutine) and hybrid (NewLocalDomain on
 //     every rank, the zero Mode: one slot per worker). The root's own slots
-//     hold their first item until the expected end of the remote work, so
-//     that results cross ranks. With several remote slots the remote
-//     rank's time per result is its throughput (results overlap).
+//     hold their first item until every other item has finished (an
+//     OnProgress hook tells them), so that results cross ranks and the
+//     call ends right after the last remote result. With several remote
+//     slots the remote rank's time per result is its throughput (results
+//     overlap).
 //
 // For each Pmap variant it prints the effective bandwidth (bytes of the
 // results that crossed ranks / whole call time, protocol, encode, transfer
@@ -80,26 +83,19 @@ func payload(e *env) error {
 		name  string
 		dom   *hataori.Domain // nil: MPI-only on every rank
 		items [][]int64       // the last round's items per rank and slot
-		est   time.Duration   // expected remote time per result
 		eff   []float64       // per-round ratios to raw
 		lane  []float64
 	}{
 		{name: "MPI-only", dom: nil},
 		{name: "hybrid", dom: d},
 	}
-	// Warm-up calls: the first estimate of the remote time per result is
-	// the raw one, doubled.
-	rawPer, err := rawFresh(e, payloadN)
-	if err != nil {
+	// Warm-up: one raw run and one call of each variant.
+	if _, err := rawFresh(e, payloadN); err != nil {
 		return err
 	}
 	for i := range variants {
-		v := &variants[i]
-		v.est = 2 * rawPer
-		if _, lane, err := pmapPayload(e, v.dom, v.est); err != nil {
+		if _, _, err := pmapPayload(e, variants[i].dom); err != nil {
 			return err
-		} else if lane > 0 {
-			v.est = min(lane, 4*rawPer)
 		}
 	}
 	for round := 1; round <= payloadRound; round++ {
@@ -110,7 +106,7 @@ func payload(e *env) error {
 		e.printf("  round %d: raw %4.0f µs/result (%5.0f MB/s)\n", round, us(rawPer), mbps(rawPer))
 		for i := range variants {
 			v := &variants[i]
-			m, lane, err := pmapPayload(e, v.dom, v.est)
+			m, lane, err := pmapPayload(e, v.dom)
 			if err != nil {
 				return err
 			}
@@ -118,9 +114,6 @@ func payload(e *env) error {
 			v.eff = append(v.eff, float64(rawPer)/float64(eff))
 			laneRatio := math.NaN()
 			if lane > 0 {
-				// Capped, so that one slow call cannot hold the next
-				// call's root back without bound.
-				v.est = min(lane, 4*rawPer)
 				laneRatio = float64(rawPer) / float64(lane)
 				v.lane = append(v.lane, laneRatio)
 			}
@@ -206,30 +199,49 @@ type pmapRun struct {
 	items   [][]int64 // per rank and slot (Options.Stats)
 }
 
-// pmapPayload runs one Pmap call on d (nil: MPI-only) in mode, whose root
-// slots are held until the expected end of the remote work (est per
-// result, shared by the remote ranks), and returns the call's figures with
-// the remote ranks' mean steady-state time per result (0 if no remote rank
-// ran two items).
-func pmapPayload(e *env, d *hataori.Domain, est time.Duration) (pmapRun, time.Duration, error) {
+// pmapPayload runs one Pmap call on d (nil: MPI-only), whose root slots
+// hold their item until every other item has finished, and returns the
+// call's figures with the remote ranks' mean steady-state time per result
+// (0 if no remote rank ran two items).
+func pmapPayload(e *env, d *hataori.Domain) (pmapRun, time.Duration, error) {
 	runtime.GC()
 	var local atomic.Int64 // items the root computed itself
 	var first, last, calls atomic.Int64
+	// The root's own slots hold their item until the OnProgress hook (on
+	// the root's coordinator, called whenever the count of finished items
+	// changed: ProgressEvery 1 ns) reports every item finished but the
+	// held ones, so that the root computes as few items as possible, almost
+	// every result crosses ranks, and the call ends with the last remote
+	// result. (A hold timed by an estimate of the remote work either left
+	// the call idle past that end, 5-13% of the call here, or let the root
+	// take items.) The hook's cost stays in the Pmap figures.
+	var held, done atomic.Int64
+	allDone := make(chan struct{})
+	var closeOnce sync.Once
+	check := func() {
+		if done.Load()+held.Load() >= payloadN {
+			closeOnce.Do(func() { close(allDone) })
+		}
+	}
 	if err := e.world.Barrier(); err != nil {
 		return pmapRun{}, 0, err
 	}
 	start := time.Now()
-	// The root's own slots hold their first item until the expected end of
-	// the remote work, so that the root computes as few items as possible
-	// and almost every result crosses ranks. An estimate that is too long
-	// shows up as idle time in the call (a lower effective bandwidth), one
-	// that is too short as more items computed on the root: either way the
-	// figures stay honest.
-	until := start.Add(est * (payloadN - 1) / time.Duration(e.size-1))
+	opts := hataori.Options{}
+	if e.rank == 0 {
+		opts.ProgressEvery = time.Nanosecond
+		opts.OnProgress = func(p hataori.Progress) { done.Store(int64(p.Done)); check() }
+	}
 	var st hataori.CallStats
-	out, err := hataori.Pmap(ctx, e.world, d, hataori.Options{Stats: &st}, e.items(payloadN), func(x int) ([]float64, error) {
+	opts.Stats = &st
+	out, err := hataori.Pmap(ctx, e.world, d, opts, e.items(payloadN), func(x int) ([]float64, error) {
 		if e.rank == 0 {
-			time.Sleep(time.Until(until))
+			held.Add(1)
+			check()
+			select {
+			case <-allDone:
+			case <-time.After(10 * time.Second): // a lost hook must not hang the benchmark
+			}
 			local.Add(1)
 		} else {
 			now := time.Since(start).Nanoseconds()
