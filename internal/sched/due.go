@@ -1,5 +1,7 @@
 package sched
 
+import "slices"
+
 // Due predicts when each remote slot's RESULT reaches the root, so that a
 // root coordinator with no spare CPU can sleep until then instead of
 // waking every poll interval (each wake-up costs the slot it shares its
@@ -13,26 +15,27 @@ package sched
 // outstanding starts at once, one sent beyond that (a prefetched batch)
 // starts when the first of them returns. A running TASK is due at its
 // start plus its expected compute (items × the policy's item cost, given
-// by the caller) plus the lateness: the lowest of the recent observations
-// of arrival − predicted end (transit both ways, the remote rank's
-// hand-offs and the error of the cost; the coordinator only sees a RESULT
-// when it polls, so an observation is the true lateness or more), each
-// floored at zero: a RESULT that arrives early says that its work was
-// overestimated (the policy's item cost leans high), not that every later
-// RESULT is early, and a negative lateness would make every prediction
-// early by as much, a poll every back-off step until each RESULT came
-// (hundreds of wake-ups per call on a shared core). A prediction that is
-// too early costs a few polls; one that is too late delays the slot's next
-// TASK, which a prefetched batch hides.
+// by the caller) plus the lateness: a low quantile (the lowest eighth,
+// dueQuantile) of the last DueWindow observations of arrival − predicted
+// end (transit both ways, the remote rank's hand-offs and the error of the
+// cost; the coordinator only sees a RESULT when it polls, so an
+// observation is the true lateness or more). A low quantile rather than
+// the lowest: one RESULT that came much earlier than predicted (its work
+// overestimated: the policy's item cost leans high after a slow batch)
+// would otherwise make every later prediction early by as much, and the
+// root would poll every back-off step until each RESULT came (hundreds of
+// wake-ups per call on a shared core). A prediction that is too early
+// costs a few polls; one that is too late delays the slot's next TASK,
+// which a prefetched batch hides.
 type Due struct {
-	first  []int   // per rank: the index of its slot 0 in the tables
-	end    []int64 // per remote slot: predicted end of its running TASK; dueNone, dueUnknown
-	work   []int64 // per remote slot: expected compute of a queued TASK (0: none queued)
-	sentAt []int64 // per remote slot: when its queued TASK left (queue order)
-	late   int64   // lateness estimate (valid when seen > 0 or any window closed)
-	have   bool    // late has an observation
-	low    int64   // lowest lateness of the current window
-	seen   int     // observations in the current window
+	first  []int            // per rank: the index of its slot 0 in the tables
+	end    []int64          // per remote slot: predicted end of its running TASK; dueNone, dueUnknown
+	work   []int64          // per remote slot: expected compute of a queued TASK (0: none queued)
+	sentAt []int64          // per remote slot: when its queued TASK left (queue order)
+	late   int64            // lateness estimate: the dueQuantile of obs (0 before any)
+	obs    [DueWindow]int64 // the last observations, a ring
+	nObs   int              // observations in obs (at most DueWindow)
+	head   int              // where the next observation goes
 }
 
 const (
@@ -40,6 +43,9 @@ const (
 	dueUnknown = -2 // a running TASK of unknown cost
 	// DueWindow is how many arrivals a lateness estimate spans.
 	DueWindow = 32
+	// dueQuantile: the lateness is the observation 1/dueQuantile of the
+	// way up the window (the lowest while it holds fewer than dueQuantile).
+	dueQuantile = 8
 )
 
 // NewDue returns the model of a call whose rank r has slots[r] logical
@@ -120,7 +126,7 @@ func (d *Due) Arrived(rank, slot int, now int64) {
 		return
 	}
 	if e >= 0 {
-		d.observe(max(now-e, 0))
+		d.observe(now - e)
 	}
 	q := -1
 	for j := lo; j < hi; j++ {
@@ -138,16 +144,14 @@ func (d *Due) Arrived(rank, slot int, now int64) {
 }
 
 func (d *Due) observe(l int64) {
-	if d.seen == 0 || l < d.low {
-		d.low = l
-	}
-	if !d.have || l < d.late {
-		d.late, d.have = l, true
-	}
-	if d.seen++; d.seen == DueWindow {
-		// A window without the old low forgets it.
-		d.late, d.seen = d.low, 0
-	}
+	d.obs[d.head] = l
+	d.head = (d.head + 1) % DueWindow
+	d.nObs = min(d.nObs+1, DueWindow)
+	var sorted [DueWindow]int64
+	w := sorted[:d.nObs]
+	copy(w, d.obs[:d.nObs])
+	slices.Sort(w)
+	d.late = w[(d.nObs-1)/dueQuantile]
 }
 
 // Next returns how long from now until the earliest predicted RESULT

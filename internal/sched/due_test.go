@@ -27,39 +27,45 @@ func TestDueQueuedBehindRunning(t *testing.T) {
 
 func TestDueLatenessWindow(t *testing.T) {
 	d := NewDue([]int{1, 1}, 0)
-	now := int64(0)
+	now := int64(1e6)
 	observe := func(late int64) {
 		d.Sent(1, 0, now, 100, 1)
 		now += 100 + late
 		d.Arrived(1, 0, now)
 	}
-	observe(5) // an early low
-	for range DueWindow - 1 {
+	observe(5) // an early low: while the window holds fewer than 8, the lowest
+	for range 6 {
 		observe(40)
 	}
 	if d.late != 5 {
-		t.Fatalf("late = %d after the first window, want its low 5", d.late)
+		t.Fatalf("late = %d after 7 observations, want the lowest, 5", d.late)
 	}
-	for range DueWindow {
+	for range DueWindow - 7 {
 		observe(40)
 	}
 	if d.late != 40 {
-		t.Fatalf("late = %d after a window of 40, want 40 (the old low forgotten)", d.late)
+		t.Fatalf("late = %d with one low of 5 among 32, want the lowest eighth, 40", d.late)
 	}
-	// A lower observation counts at once.
-	observe(10)
-	if d.late != 10 {
-		t.Fatalf("late = %d, want 10", d.late)
+	// A few RESULTs far earlier than predicted (the work overestimated)
+	// do not make every later prediction early by as much.
+	for range 3 {
+		observe(-5000)
 	}
-	// An early RESULT (the work was overestimated) counts as on time: it
-	// must not make every later prediction early by as much.
-	observe(-1000)
-	if d.late != 0 {
-		t.Fatalf("late = %d after a RESULT 1000 early, want 0", d.late)
+	if d.late != 40 {
+		t.Fatalf("late = %d after 3 RESULTs 5000 early, want 40", d.late)
 	}
 	d.Sent(1, 0, now, 100, 1)
-	if u, ok := d.Next(now); !ok || u != 100 {
-		t.Fatalf("Next = %d, %v after an early RESULT; want the work, 100, true", u, ok)
+	if u, ok := d.Next(now); !ok || u != 140 {
+		t.Fatalf("Next = %d, %v; want 100 of work + 40 late, true", u, ok)
+	}
+	now += 140
+	d.Arrived(1, 0, now)
+	// When most come early, the estimate follows: the cost leans high.
+	for range DueWindow {
+		observe(-30)
+	}
+	if d.late != -30 {
+		t.Fatalf("late = %d after a window of -30, want -30", d.late)
 	}
 }
 
