@@ -5,9 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"strconv"
-	"sync"
 	"time"
 
 	"github.com/hataori/hataori-go/hataori/internal/coll"
@@ -276,7 +273,6 @@ type call[T, U any] struct {
 	collect     bool       // CollectAll
 	inline      bool       // the coordinator runs the callbacks (MPI_THREAD_SINGLE)
 	prefetch    bool       // a remote rank holds one batch beyond its running ones
-	spare       bool       // the rank may use more CPUs than the node's ranks' computing goroutines (nodeRanks)
 	oneCPU      bool       // the rank may use one CPU only (its slots share it with the coordinator)
 	rep         *report
 	pan         *firstPanic
@@ -340,7 +336,7 @@ func newCall[T, U any](ctx context.Context, k *coll.Coll, exec seam.Executor, op
 	c := &call[T, U]{
 		ctx: ctx, k: k, root: opts.Root, items: items, f: f, stopOnError: !collect, collect: collect,
 		inline: !exec.Offloads(), rep: newReport(k, opts.Root, collect), pan: newFirstPanic(), low: newFailIndex(),
-		spare: cpus > exec.Threads()*nodeRanks(), oneCPU: cpus == 1,
+		oneCPU: cpus == 1,
 	}
 	if k.Rank == opts.Root {
 		c.stats, c.onProgress, c.progressEvery = opts.Stats, opts.OnProgress, opts.ProgressEvery
@@ -417,26 +413,4 @@ func (c *call[T, U]) finish(opts *Options, pf error) ([]U, error) {
 // alone, before any MPI call that could involve other ranks.
 func localPreflight(err error) *PmapError {
 	return &PmapError{Kind: KindPreflight, Index: -1, Key: -1, Rank: -1, Message: err.Error(), err: err}
-}
-
-// nodeRanks is the number of the job's ranks on this node as the launcher
-// tells it (Open MPI's OMPI_COMM_WORLD_LOCAL_SIZE, MPICH's
-// MPI_LOCALNRANKS; 1 when neither is set). A rank counts a CPU as spare
-// only when its allowed CPUs outnumber the computing threads of every
-// rank of the node, as if they all shared its CPUs (unbound ranks, or
-// several bound to one socket, do): a coordinator that spins on a CPU
-// another rank computes on takes that rank's time. Ranks bound to CPUs of
-// their own then wait as on a rank with no spare CPU, which costs a timed
-// poll per remote batch, not a spin. The launcher sets it once: it is
-// read at the first call.
-var nodeRanks = sync.OnceValue(readNodeRanks)
-
-// readNodeRanks reads nodeRanks from the environment.
-func readNodeRanks() int {
-	for _, v := range []string{"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"} {
-		if n, err := strconv.Atoi(os.Getenv(v)); err == nil && n > 0 {
-			return n
-		}
-	}
-	return 1
 }

@@ -41,7 +41,7 @@ type remoteLoop[T, U any] struct {
 	results    chan slotResult // capacity logical: a finished slot never waits
 	free       chan []byte     // RESULT frames already sent, for reuse
 	held       int             // TASKs received whose RESULT is not yet sent
-	kicks      bool            // hand-offs through resultKick and taskKick (no spare CPU, no forced prefetch)
+	kicks      bool            // hand-offs through resultKick and taskKick (no forced prefetch)
 	resultKick coll.Kick       // signalled by a slot that queued a RESULT
 	taskKick   coll.Kick       // signalled by the coordinator that queued a TASK (or closed the queue)
 
@@ -106,7 +106,7 @@ func runRemote[T, U any](c *call[T, U], slots int, start func(serve func(int))) 
 	// root holds its READY until prefetch pays (then the TASK waits in
 	// MPI until a slot finishes and wakes the coordinator, which still
 	// saves the round trip).
-	r.kicks = !c.spare && !(c.prefetch && !c.inline)
+	r.kicks = !(c.prefetch && !c.inline)
 	defer r.closeJobs()
 	if c.inline {
 		start(nil)
@@ -160,11 +160,9 @@ func (r *remoteLoop[T, U]) serve(s int) {
 }
 
 // nextJob waits for the next TASK of any logical slot (false once the
-// queue is closed). On a rank with no spare CPU, without forced prefetch,
-// it waits on taskKick rather than in a channel receive, so that the
-// coordinator's hand-off wakes this thread directly (see
-// docs/ARCHITECTURE.md, "Waiting on a shared core"); with a spare CPU the
-// runtime's own hand-off is cheaper.
+// queue is closed). Without forced prefetch it waits on taskKick rather
+// than in a channel receive, so that the coordinator's hand-off wakes this
+// thread directly (see docs/ARCHITECTURE.md, "Waiting on a shared core").
 func (r *remoteLoop[T, U]) nextJob() (remoteJob, bool) {
 	if !r.kicks {
 		j, ok := <-r.jobs
@@ -269,7 +267,7 @@ func (r *remoteLoop[T, U]) loop() {
 		// Spinning is free while no slot of this rank holds a batch.
 		switch {
 		case !r.kicks:
-			b.Wait(r.c.spare || r.held == 0, ready, r.c.pan.wake)
+			b.Wait(r.held == 0, ready, r.c.pan.wake)
 		case r.held >= r.execSlots && r.sending.Len() == 0:
 			// Every executor slot holds a batch: only a CANCEL, a
 			// prefetched TASK or the prefetch slot's STOP can arrive,

@@ -96,7 +96,7 @@ type rootFlags struct {
 	// OnProgress.
 	finished, failed atomic.Int64
 	// computing counts the root's slots inside a batch: with none, the
-	// coordinator may spin while idle even without a spare CPU.
+	// coordinator may spin while idle (no slot of its own computes).
 	computing atomic.Int32
 	_         [44]byte
 }
@@ -148,12 +148,6 @@ func runRoot[T, U any](c *call[T, U], slots []int, pending []pendingReady, start
 	}
 	for _, p := range pending {
 		r.prefetchSlot[p.rank] = p.prefetchSlot
-	}
-	if c.spare {
-		// The round trips are measured anyway; the timed polls only pay
-		// with no spare CPU (with one, a spinning coordinator takes
-		// nothing from the slots).
-		r.due.on = false
 	}
 	if c.stats != nil {
 		r.taskFlags |= taskStats
@@ -386,11 +380,11 @@ func (r *rootLoop[T, U]) loop(inline bool) {
 		if r.due.active() && r.computing.Load() > 0 && r.waitDue() {
 			continue
 		}
-		b.Wait(r.c.spare || r.computing.Load() == 0, ready, r.pan.wake)
+		b.Wait(r.computing.Load() == 0, ready, r.pan.wake)
 	}
 }
 
-// waitDue is the coordinator's idle wait on a rank with no spare CPU while
+// waitDue is the coordinator's idle wait while
 // its slots compute and a remote RESULT is predicted (see dueTracker): it
 // sleeps until dueEarly before the RESULT is due (at most dueMaxSleep), or
 // returns at once, to poll again, from then until dueSpin after it. It
@@ -1041,8 +1035,8 @@ func (c *taskClock) roundTrip(rank, slot int, now int64) int64 {
 	return max(now-t, 0)
 }
 
-// dueTracker times the root coordinator's polls on a rank whose every CPU
-// computes (no spare CPU), where each timed wake-up of the coordinator
+// dueTracker times the root coordinator's polls while its slots compute,
+// where each timed wake-up of the coordinator
 // costs its core's slot a context switch and an MPI progress call (10–20
 // µs here): rather than wake every back-off step, the coordinator sleeps
 // until the next remote RESULT is due (sched.Due: each TASK's expected
