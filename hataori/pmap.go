@@ -273,7 +273,6 @@ type call[T, U any] struct {
 	collect     bool       // CollectAll
 	inline      bool       // the coordinator runs the callbacks (MPI_THREAD_SINGLE)
 	prefetch    bool       // a remote rank holds one batch beyond its running ones
-	oneCPU      bool       // the rank may use one CPU only (its slots share it with the coordinator)
 	rep         *report
 	pan         *firstPanic
 	out         []U // the root's result table
@@ -332,11 +331,9 @@ func pmapOn[T, U any](ctx context.Context, comm Comm, exec seam.Executor, opts O
 // items are the root's (nil elsewhere).
 func newCall[T, U any](ctx context.Context, k *coll.Coll, exec seam.Executor, opts *Options, items []T, f itemFunc[T, U]) *call[T, U] {
 	collect := opts.OnError == CollectAll
-	cpus := len(allowedCPUs())
 	c := &call[T, U]{
 		ctx: ctx, k: k, root: opts.Root, items: items, f: f, stopOnError: !collect, collect: collect,
 		inline: !exec.Offloads(), rep: newReport(k, opts.Root, collect), pan: newFirstPanic(), low: newFailIndex(),
-		oneCPU: cpus == 1,
 	}
 	if k.Rank == opts.Root {
 		c.stats, c.onProgress, c.progressEvery = opts.Stats, opts.OnProgress, opts.ProgressEvery

@@ -475,7 +475,7 @@ const taskFreeMax = 4
 
 // sendTask starts sending the TASK buf to rank to without waiting for it
 // to complete (the root coordinator, like a remote one with its RESULTs,
-// never waits in MPI_Send: on a rank with no spare CPU a blocking send
+// never waits in MPI_Send: on a core shared with a slot a blocking send
 // waits, spinning on the core its slot computes on, until the other rank's
 // coordinator, asleep while its slots compute, takes the message), and
 // takes the next TASK's memory from those already sent. MPI keeps the

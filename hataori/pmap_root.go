@@ -384,8 +384,8 @@ func (r *rootLoop[T, U]) loop(inline bool) {
 	}
 }
 
-// waitDue is the coordinator's idle wait while
-// its slots compute and a remote RESULT is predicted (see dueTracker): it
+// waitDue is the coordinator's idle wait while its slots compute and a
+// remote RESULT is predicted (see dueTracker): it
 // sleeps until dueEarly before the RESULT is due (at most dueMaxSleep), or
 // returns at once, to poll again, from then until dueSpin after it. It
 // reports false when no RESULT is predicted then; the caller backs off as
@@ -1036,8 +1036,7 @@ func (c *taskClock) roundTrip(rank, slot int, now int64) int64 {
 }
 
 // dueTracker times the root coordinator's polls while its slots compute,
-// where each timed wake-up of the coordinator
-// costs its core's slot a context switch and an MPI progress call (10–20
+// where each timed wake-up of the coordinator costs its core's slot a context switch and an MPI progress call (10–20
 // µs here): rather than wake every back-off step, the coordinator sleeps
 // until the next remote RESULT is due (sched.Due: each TASK's expected
 // compute from the policy's item cost, queued behind the rank's running

@@ -3,7 +3,7 @@ package sched
 import "slices"
 
 // Due predicts when each remote slot's RESULT reaches the root, so that a
-// root coordinator with no spare CPU can sleep until then instead of
+// root coordinator whose slots compute can sleep until then instead of
 // waking every poll interval (each wake-up costs the slot it shares its
 // core with the time of a context switch and an MPI progress call). It
 // has no clock of its own: times (nanoseconds since any fixed origin) come
