@@ -207,9 +207,25 @@ func NewDomain(cfg DomainConfig) (*Domain, error) {
 // NewLocalDomain starts the default domain for this process: [Declared]
 // placement over the CPUs the process may run on, with
 // min(runtime.GOMAXPROCS(0), number of allowed CPUs) workers. Lower
-// GOMAXPROCS to shrink it (for example to a rank's share of a node).
+// GOMAXPROCS to shrink it.
+//
+// One exception, on Linux: a rank that a launcher started beside other
+// ranks on its node without binding it (Open MPI's --bind-to none or its
+// socket binding on a one-socket node, MPICH's default: the rank may run
+// on exactly its parent's CPUs) takes only its share of them, so that the
+// node's ranks do not each start a worker per CPU: local rank r of L (the
+// launcher's OMPI_COMM_WORLD_LOCAL_RANK/_SIZE or MPI_LOCALRANKID/
+// MPI_LOCALNRANKS) gets the r-th of L equal, contiguous slices of the
+// allowed CPUs (one CPU, shared with its neighbours, when L exceeds
+// them), its workers pinned there ([Managed]). For another placement,
+// call [NewDomain].
 func NewLocalDomain() (*Domain, error) {
 	cpus := allowedCPUs()
+	if r, size, ok := launcherLocal(); ok && sharedWithParent(cpus) {
+		share := rankShare(cpus, r, size)
+		n := max(1, min(runtime.GOMAXPROCS(0), len(share)))
+		return NewDomain(DomainConfig{Workers: n, CPUs: share[:n], Pinning: Managed})
+	}
 	n := runtime.GOMAXPROCS(0)
 	if len(cpus) > 0 {
 		n = min(n, len(cpus))

@@ -4,6 +4,7 @@ package hataori
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 	"slices"
 
@@ -79,4 +80,15 @@ func firstCPUs(n int) []int {
 		out[i] = i
 	}
 	return out
+}
+
+// sharedWithParent reports whether this process may run on exactly the
+// CPUs its parent may run on (cpus): a launcher that bound its ranks
+// (to cores, to sockets) leaves them a narrower set than its own.
+func sharedWithParent(cpus []int) bool {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(os.Getppid(), &set); err != nil {
+		return false
+	}
+	return slices.Equal(cpuList(&set), cpus)
 }

@@ -4,6 +4,7 @@ package hataori
 
 import (
 	"context"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -111,5 +112,32 @@ func TestDeclaredAffinityAndNoLeak(t *testing.T) {
 	}
 	if got := allowedCPUs(); !slices.Equal(got, allowed) {
 		t.Errorf("allowed set changed to %v after pinning, want %v", got, allowed)
+	}
+}
+
+// A rank that a launcher started unbound beside another takes its share of
+// the CPUs, its workers pinned there; bound (a narrower set than its
+// parent's), it takes them all as before.
+func TestNewLocalDomainRankShare(t *testing.T) {
+	cpus := allowedCPUs()
+	if !sharedWithParent(cpus) {
+		t.Skip("this test process may not run on its parent's CPUs")
+	}
+	clearLauncherLocal(t)
+	t.Setenv("MPI_LOCALRANKID", "1")
+	t.Setenv("MPI_LOCALNRANKS", "2")
+	d, err := NewLocalDomain()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	share := rankShare(cpus, 1, 2)
+	want := share[:max(1, min(runtime.GOMAXPROCS(0), len(share)))]
+	if !slices.Equal(d.CPUs(), want) || d.Workers() != len(want) || d.Placement() != Verified {
+		t.Fatalf("local rank 1 of 2 on %v: %d workers on %v, %v; want %d on %v, Verified", cpus, d.Workers(), d.CPUs(), d.Placement(), len(want), want)
+	}
+	// A launcher that bound the rank left it fewer CPUs than its parent.
+	if len(cpus) >= 2 && sharedWithParent(cpus[:1]) {
+		t.Errorf("sharedWithParent(%v) with the parent on %v", cpus[:1], cpus)
 	}
 }

@@ -22,3 +22,7 @@ func allowedCPUs() []int {
 }
 
 func pinThread(int) error { return nil }
+
+// sharedWithParent is false off Linux: the parent's CPUs are not observable
+// here, so NewLocalDomain takes every allowed CPU.
+func sharedWithParent([]int) bool { return false }

@@ -199,6 +199,7 @@ func TestDomainAccessors(t *testing.T) {
 }
 
 func TestNewLocalDomain(t *testing.T) {
+	clearLauncherLocal(t)
 	d, err := NewLocalDomain()
 	if err != nil {
 		t.Fatal(err)
@@ -269,5 +270,13 @@ func TestNewDomainMoreWorkersThanCPUs(t *testing.T) {
 	}
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// clearLauncherLocal hides a launcher's local rank and size from the test
+// (the test binary may run under mpirun).
+func clearLauncherLocal(t *testing.T) {
+	for _, v := range []string{"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS"} {
+		t.Setenv(v, "")
 	}
 }

@@ -1,0 +1,85 @@
+package hataori
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestRankShare(t *testing.T) {
+	cases := []struct {
+		cpus       []int
+		rank, size int
+		want       []int
+	}{
+		{[]int{0, 1}, 0, 2, []int{0}},
+		{[]int{0, 1}, 1, 2, []int{1}},
+		{[]int{0, 1}, 0, 4, []int{0}},
+		{[]int{0, 1}, 1, 4, []int{0}},
+		{[]int{0, 1}, 2, 4, []int{1}},
+		{[]int{0, 1}, 3, 4, []int{1}},
+		{[]int{4, 5, 6, 7, 8, 9, 10, 11}, 1, 2, []int{8, 9, 10, 11}},
+		{[]int{0, 1, 2, 3, 4, 5, 6}, 1, 3, []int{2, 3}},
+		{[]int{0, 1, 2, 3, 4, 5, 6}, 2, 3, []int{4, 5, 6}},
+		{[]int{0, 1}, 2, 2, []int{0, 1}}, // out of range: everything
+		{nil, 0, 2, nil},
+	}
+	for _, c := range cases {
+		if got := rankShare(c.cpus, c.rank, c.size); !slices.Equal(got, c.want) {
+			t.Errorf("rankShare(%v, %d, %d) = %v, want %v", c.cpus, c.rank, c.size, got, c.want)
+		}
+	}
+	// Every CPU belongs to some rank's share when the ranks do not
+	// outnumber the CPUs, and the shares do not overlap.
+	for a := 1; a <= 9; a++ {
+		cpus := firstCPUsForTest(a)
+		for size := 1; size <= a; size++ {
+			seen := make(map[int]int)
+			for r := range size {
+				for _, c := range rankShare(cpus, r, size) {
+					seen[c]++
+				}
+			}
+			if len(seen) != a {
+				t.Errorf("%d CPUs, %d ranks: shares cover %d CPUs", a, size, len(seen))
+			}
+			for c, k := range seen {
+				if k != 1 {
+					t.Errorf("%d CPUs, %d ranks: CPU %d in %d shares", a, size, c, k)
+				}
+			}
+		}
+	}
+}
+
+func firstCPUsForTest(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+func TestLauncherLocal(t *testing.T) {
+	cases := []struct {
+		ompiRank, ompiSize, mpichRank, mpichSize string
+		rank, size                               int
+		ok                                       bool
+	}{
+		{"", "", "", "", 0, 0, false},
+		{"1", "2", "", "", 1, 2, true},
+		{"", "", "3", "4", 3, 4, true},
+		{"0", "1", "", "", 0, 0, false}, // alone on the node
+		{"2", "2", "", "", 0, 0, false}, // rank out of range
+		{"x", "2", "1", "2", 1, 2, true},
+	}
+	for _, c := range cases {
+		t.Setenv("OMPI_COMM_WORLD_LOCAL_RANK", c.ompiRank)
+		t.Setenv("OMPI_COMM_WORLD_LOCAL_SIZE", c.ompiSize)
+		t.Setenv("MPI_LOCALRANKID", c.mpichRank)
+		t.Setenv("MPI_LOCALNRANKS", c.mpichSize)
+		r, n, ok := launcherLocal()
+		if r != c.rank || n != c.size || ok != c.ok {
+			t.Errorf("%+v: launcherLocal() = %d, %d, %v", c, r, n, ok)
+		}
+	}
+}
