@@ -47,12 +47,25 @@ func TestKickSignalBeforeWait(t *testing.T) {
 	}
 }
 
+// TestKickTimeout checks that a wait with no signal lasts its timeout. A
+// signal to the thread (the runtime's preemption, a stop-the-world for
+// the collector of a parallel test) ends a wait early, as Wait's contract
+// says, so the test waits again until 3 ms have passed: a timeout
+// misread (3 µs, or none) would take hundreds of waits, where signals
+// account for a few.
 func TestKickTimeout(t *testing.T) {
 	var k Kick
+	seen := k.Seq()
 	t0 := time.Now()
-	k.Wait(k.Seq(), 3*time.Millisecond)
-	if el := time.Since(t0); el < 2*time.Millisecond {
-		t.Fatalf("wait without a signal returned after %v, want about 3 ms", el)
+	waits := 0
+	for time.Since(t0) < 3*time.Millisecond {
+		if k.Wait(seen, 3*time.Millisecond) {
+			t.Fatal("a wait with no signal reports a wake-up")
+		}
+		waits++
+	}
+	if waits > 20 {
+		t.Fatalf("%d waits of 3 ms took %v: the timeout is not honoured", waits, time.Since(t0))
 	}
 }
 
