@@ -220,17 +220,28 @@ func NewDomain(cfg DomainConfig) (*Domain, error) {
 // them), its workers pinned there ([Managed]). For another placement,
 // call [NewDomain].
 func NewLocalDomain() (*Domain, error) {
-	cpus := allowedCPUs()
+	cpus, pinning := allowedCPUs(), Declared
 	if r, size, ok := launcherLocal(); ok && sharedWithParent(cpus) {
-		share := rankShare(cpus, r, size)
-		n := max(1, min(runtime.GOMAXPROCS(0), len(share)))
-		return NewDomain(DomainConfig{Workers: n, CPUs: share[:n], Pinning: Managed})
+		cpus, pinning = rankShare(cpus, r, size), Managed
 	}
 	n := runtime.GOMAXPROCS(0)
 	if len(cpus) > 0 {
 		n = min(n, len(cpus))
 	}
-	return NewDomain(DomainConfig{Workers: max(n, 1), CPUs: cpus, Pinning: Declared})
+	n = max(n, 1)
+	if pinning == Managed {
+		cpus = cpus[:n] // one CPU per pinned worker
+	}
+	return NewDomain(DomainConfig{Workers: n, CPUs: cpus, Pinning: pinning})
+}
+
+// firstCPUs returns the CPU numbers 0..n-1.
+func firstCPUs(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
 }
 
 func validateConfig(cfg DomainConfig) error {

@@ -74,14 +74,6 @@ func cpuList(set *unix.CPUSet) []int {
 	return out
 }
 
-func firstCPUs(n int) []int {
-	out := make([]int, n)
-	for i := range out {
-		out[i] = i
-	}
-	return out
-}
-
 // sharedWithParent reports whether this process may run on exactly the
 // CPUs its parent may run on (cpus): a launcher that bound its ranks
 // (to cores, to sockets) leaves them a narrower set than its own.

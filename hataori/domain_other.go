@@ -13,13 +13,7 @@ const pinningSupported = false
 func threadID() int { return 0 }
 
 // allowedCPUs returns 0..NumCPU-1: the allowed set is not observable here.
-func allowedCPUs() []int {
-	out := make([]int, runtime.NumCPU())
-	for i := range out {
-		out[i] = i
-	}
-	return out
-}
+func allowedCPUs() []int { return firstCPUs(runtime.NumCPU()) }
 
 func pinThread(int) error { return nil }
 

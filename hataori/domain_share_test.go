@@ -31,7 +31,7 @@ func TestRankShare(t *testing.T) {
 	// Every CPU belongs to some rank's share when the ranks do not
 	// outnumber the CPUs, and the shares do not overlap.
 	for a := 1; a <= 9; a++ {
-		cpus := firstCPUsForTest(a)
+		cpus := firstCPUs(a)
 		for size := 1; size <= a; size++ {
 			seen := make(map[int]int)
 			for r := range size {
@@ -49,14 +49,6 @@ func TestRankShare(t *testing.T) {
 			}
 		}
 	}
-}
-
-func firstCPUsForTest(n int) []int {
-	out := make([]int, n)
-	for i := range out {
-		out[i] = i
-	}
-	return out
 }
 
 func TestLauncherLocal(t *testing.T) {

@@ -1036,8 +1036,8 @@ func (c *taskClock) roundTrip(rank, slot int, now int64) int64 {
 }
 
 // dueTracker times the root coordinator's polls while its slots compute,
-// where each timed wake-up of the coordinator costs its core's slot a context switch and an MPI progress call (10–20
-// µs here): rather than wake every back-off step, the coordinator sleeps
+// where each timed wake-up of the coordinator costs its core's slot a
+// context switch and an MPI progress call (10–20 µs here): rather than wake every back-off step, the coordinator sleeps
 // until the next remote RESULT is due (sched.Due: each TASK's expected
 // compute from the policy's item cost, queued behind the rank's running
 // ones, plus the lateness observed), at most dueMaxSleep, then polls

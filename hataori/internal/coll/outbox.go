@@ -5,9 +5,8 @@ package coll
 // it), whose memory belongs to MPI until every send of the entry has
 // completed. The root's TASKs and a remote rank's RESULTs and READYs go
 // through one each, so that neither coordinator ever waits in MPI_Send
-// (a blocking send spins on the core a slot
-// computes on until the receiver's coordinator, perhaps asleep, takes the
-// message). The zero Outbox is empty and ready; one goroutine uses it.
+// (a blocking send spins on the core a slot computes on until the
+// receiver's coordinator, perhaps asleep, takes the message). The zero Outbox is empty and ready; one goroutine uses it.
 type Outbox struct {
 	out []outgoing
 }
