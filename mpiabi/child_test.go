@@ -53,9 +53,8 @@ func childBasics(t *testing.T, l *mpiabi.Lib, family string) {
 	}
 	other := make(chan bool)
 	go func() {
-		// A different OS thread. Unlock before exiting: a goroutine that
-		// exits locked makes the runtime destroy its thread, which crashes
-		// under Open MPI (seen here).
+		// A different OS thread, handed back when done (a thread that
+		// ends after MPI calls is TestLockedThreadExitAfterCall's case).
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
 		ok, _ := l.IsThreadMain()
