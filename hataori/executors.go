@@ -12,10 +12,12 @@ import (
 // and runs their items in order); Sequential one slot on worker 0; Inner
 // one slot on a helper goroutine (neither a worker nor the caller) to
 // which the whole domain is lent, so its items reach every worker through
-// d.Parallel.
+// d.Parallel. With short set (the short path, pmap_short.go) it claims d
+// for the call but offers one slot that the coordinator runs itself.
 type domainExec struct {
-	d    *Domain
-	mode LocalMode
+	d     *Domain
+	mode  LocalMode
+	short bool
 }
 
 // executor returns the slot executor of d in mode (Auto: Outer).
@@ -27,20 +29,20 @@ func (d *Domain) executor(mode LocalMode) seam.Executor {
 }
 
 func (e domainExec) Slots() int {
-	if e.mode == Outer && e.d != nil {
+	if e.mode == Outer && e.d != nil && !e.short {
 		return len(e.d.workers)
 	}
 	return 1
 }
 
 func (e domainExec) Threads() int {
-	if e.mode == Sequential || e.d == nil {
+	if e.mode == Sequential || e.d == nil || e.short {
 		return 1
 	}
 	return len(e.d.workers)
 }
 
-func (domainExec) Offloads() bool { return true }
+func (e domainExec) Offloads() bool { return !e.short }
 
 // Run performs MapIn's entry checks (ErrInvalidMode, ErrNoDomain,
 // ErrDomainClosed, ErrWorkerEntry, ErrDomainBusy), claims d, runs the
@@ -54,6 +56,10 @@ func (e domainExec) Run(work func(slot int), coord func()) error {
 		return err
 	}
 	defer release()
+	if e.short {
+		coord()
+		return nil
+	}
 	var wg sync.WaitGroup
 	switch e.mode {
 	case Outer:
@@ -96,7 +102,8 @@ func (t slotTask) runOn(worker int) {
 // a helper goroutine (not a domain worker), so that the coordinator keeps
 // answering while a callback runs. With inline set (MPI provides only
 // MPI_THREAD_SINGLE, so no other thread may run while MPI is in use) it
-// offloads nothing: the coordinator evaluates each batch itself.
+// offloads nothing: the coordinator evaluates each batch itself (also on
+// the short path, pmap_short.go).
 type helperExec struct{ inline bool }
 
 func (helperExec) Slots() int       { return 1 }

@@ -170,11 +170,21 @@ func (p ErrorPolicy) valid() bool { return p <= CollectAll }
 // [Options]); only opts.Root passes Some(items), every other rank None. It
 // must run on the MPI main thread: a program calls runtime.LockOSThread in
 // an init function of package main and calls Pmap from the main
-// goroutine. The calling goroutine makes every MPI call and never runs a
-// callback; f runs on the slots of d (one per worker in [Outer] mode, which
-// the zero mode [Auto] means with a domain, one in [Sequential] or [Inner]
-// mode) or, with d nil (mode Auto or Sequential), on a helper goroutine.
-// A domain needs [ThreadFunneled] or more. Items and
+// goroutine. The calling goroutine makes every MPI call; f runs on the
+// slots of d (one per worker in [Outer] mode, which the zero mode [Auto]
+// means with a domain, one in [Sequential] or [Inner] mode) or, with d nil
+// (mode Auto or Sequential), on a helper goroutine. A small call takes the
+// short path instead: when the previous successful call with the same f
+// (the same function literal or function) on comm with the same root
+// shows that this rank's share of the work is at most 250 µs of callback
+// time (on the root: the input's length times the previous cost per item;
+// elsewhere: the previous call's callback time), the rank runs its
+// callbacks on the calling goroutine between messages (the root runs the
+// whole input so, before it deals to any rank), sparing the hand-offs to
+// a slot or another rank and the GOMAXPROCS change that cost more than
+// such a call's work (an [Outer] or [Sequential] domain stays claimed for the
+// call; an [Inner] domain, lanes, Prefetch and a stream's root never take
+// it). A domain needs [ThreadFunneled] or more. Items and
 // results that cross ranks must pass the type check of
 // [ErrUnsupportedType]. A result's memory must not change once f has
 // returned it: on the root it is the result itself, and on another rank
@@ -202,7 +212,8 @@ func Pmap[T, U any](ctx context.Context, comm Comm, d *Domain, opts Options, roo
 	if f != nil {
 		g = func(_ context.Context, item T) (U, error) { return f(item) }
 	}
-	return PmapContext(ctx, comm, d, opts, rootItems, g)
+	items, _ := rootItems.Get()
+	return pmapWith(ctx, comm, d, opts, pmapInput[T, U]{present: rootItems.Present(), items: items, fn: funcCode(f)}, g, nil)
 }
 
 // PmapContext is [Pmap] whose callback receives the call's context: a child
@@ -219,15 +230,25 @@ func Pmap[T, U any](ctx context.Context, comm Comm, d *Domain, opts Options, roo
 // [KindCanceled].
 func PmapContext[T, U any](ctx context.Context, comm Comm, d *Domain, opts Options, rootItems Maybe[[]T], f func(ctx context.Context, item T) (U, error)) ([]U, error) {
 	items, _ := rootItems.Get()
-	return pmapWith(ctx, comm, d, opts, pmapInput[T, U]{present: rootItems.Present(), items: items}, f, nil)
+	return pmapWith(ctx, comm, d, opts, pmapInput[T, U]{present: rootItems.Present(), items: items, fn: funcCode(f)}, f, nil)
 }
 
 // pmapInput is what the root passes a call: a slice (Pmap) or a stream
-// (PmapStream); present tells whether this rank passed Some.
+// (PmapStream); present tells whether this rank passed Some. fn is the
+// caller's callback's code on every rank (funcCode), the short path's key.
 type pmapInput[T, U any] struct {
 	present bool
 	items   []T
 	stream  *streamSpec[T, U]
+	fn      uintptr
+}
+
+// inputLen is the root's input length, -1 for a stream.
+func (in pmapInput[T, U]) inputLen() int {
+	if in.stream != nil {
+		return -1
+	}
+	return len(in.items)
 }
 
 // pmapWith is PmapContext and PmapStream on d (a domain, nil, or a lanes
@@ -271,7 +292,10 @@ type call[T, U any] struct {
 	stopOnError bool       // FailFast: a batch stops after its first failing item
 	low         *failIndex // FailFast: the lowest failing index this rank knows (see stopRule)
 	collect     bool       // CollectAll
-	inline      bool       // the coordinator runs the callbacks (MPI_THREAD_SINGLE)
+	inline      bool       // the coordinator runs the callbacks (MPI_THREAD_SINGLE, or the short path)
+	short       shortKey   // where this rank's cost is remembered (zero fn: nowhere)
+	rootAll     bool       // the root took the short path: it runs every item before the first deal
+	work        workMeter  // this rank's callback time, for the short path
 	prefetch    bool       // a remote rank holds one batch beyond its running ones
 	rep         *report
 	pan         *firstPanic
@@ -307,6 +331,11 @@ func pmapOn[T, U any](ctx context.Context, comm Comm, exec seam.Executor, opts O
 	if err != nil {
 		return nil, localPreflight(err)
 	}
+	var short shortKey
+	taken := false
+	if !opts.Prefetch { // forced overlap: the slots take the call
+		exec, short, taken = shortPath(exec, shortKey{comm: comm.h, fn: in.fn, root: opts.Root}, k.Rank == opts.Root, in.inputLen())
+	}
 	tracef("open rank=%d size=%d", k.Rank, k.Size)
 	// From here every rank waits on the others: a panic or Goexit leaving
 	// the call (user code runs here: encoders, decoders, the progress
@@ -319,6 +348,7 @@ func pmapOn[T, U any](ctx context.Context, comm Comm, exec seam.Executor, opts O
 	}()
 	defer keepCoordinatorResponsive(exec)()
 	c := newCall(ctx, k, exec, &opts, in.items, f)
+	c.short, c.rootAll = short, taken && k.Rank == opts.Root
 	if k.Rank == opts.Root {
 		c.stream = in.stream
 	}
@@ -393,6 +423,9 @@ func (c *call[T, U]) finish(opts *Options, pf error) ([]U, error) {
 	cerr := c.rep.converge()
 	if c.callStats != nil && opts.Stats != nil {
 		*opts.Stats = *c.callStats
+	}
+	if cerr == nil {
+		noteShort(c.short, &c.work)
 	}
 	c.k.Reusable = pmapReusable(cerr) // the converged outcome: alike on every rank
 	c.k.CloseOrAbort()

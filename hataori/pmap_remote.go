@@ -475,6 +475,7 @@ func (r *remoteLoop[T, U]) runTask(s int, j remoteJob, scratch []byte) (res slot
 			queued = t0.Sub(j.at)
 		}
 		putTiming(res.frame, t1.Sub(t0), queued)
+		r.c.work.add(t1.Sub(t0), res.count)
 		if res.count > 0 {
 			r.meter(s, j, res.start, res.count, t0, t1)
 		}

@@ -176,6 +176,14 @@ func runRoot[T, U any](c *call[T, U], slots []int, pending []pendingReady, start
 	} else {
 		start(r.serve)
 	}
+	if c.rootAll {
+		// The short path: the whole input costs less than a hand-off to
+		// another rank, so the root runs it before answering the first
+		// READYs, which then all get STOP.
+		for r.runInline() {
+		}
+		r.pan.check(r.k) // a callback panicked: abort before dealing
+	}
 	r.firstDeal(slots, pending)
 	r.loop(c.inline)
 	if ss != nil {

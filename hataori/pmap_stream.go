@@ -48,7 +48,7 @@ import (
 // ExitPanic, like a panic in a callback.
 func PmapStream[T, U any](ctx context.Context, comm Comm, d *Domain, opts Options, rootItems Maybe[iter.Seq[T]], f func(ctx context.Context, item T) (U, error), sink func(i int, u U) error) error {
 	seq, present := rootItems.Get()
-	in := pmapInput[T, U]{present: present}
+	in := pmapInput[T, U]{present: present, fn: funcCode(f)}
 	var extra *failure
 	if present {
 		in.stream = &streamSpec[T, U]{seq: seq, sink: sink, window: opts.Window, unordered: opts.Unordered, reuse: opts.ReuseBuffers}
