@@ -83,15 +83,20 @@ func testAgreeInt64(t *testing.T, k *coll.Coll) {
 	// Every rank passes v: same, and the votes decide (here rank 0, or no
 	// rank, failed).
 	for _, v := range []int64{0, 1, -1, math.MinInt64, math.MaxInt64} {
-		same, af, err := k.AgreeAndCompare(v, nil)
-		if err != nil || !same || af != nil {
-			t.Errorf("agreeAndCompare(%d) on every rank, all passing = %v, %+v, %v", v, same, af, err)
+		same, af, raised, err := k.AgreeAndCompare(v, false, nil)
+		if err != nil || !same || af != nil || raised {
+			t.Errorf("agreeAndCompare(%d) on every rank, all passing = %v, %+v, %v, %v", v, same, af, raised, err)
+		}
+		// The flag raised by the last rank alone reaches every rank.
+		same, af, raised, err = k.AgreeAndCompare(v, k.Rank == k.Size-1, nil)
+		if err != nil || !same || af != nil || !raised {
+			t.Errorf("agreeAndCompare(%d) with the last rank's flag = %v, %+v, %v, %v", v, same, af, raised, err)
 		}
 		var local *failure
 		if k.Rank == 0 {
 			local = &failure{Code: failBusy, Message: "busy"}
 		}
-		same, af, err = k.AgreeAndCompare(v, local)
+		same, af, _, err = k.AgreeAndCompare(v, false, local)
 		if err != nil || !same || af == nil || af.Rank != 0 || af.Code != failBusy || af.Message != "busy" {
 			t.Errorf("agreeAndCompare(%d) with rank 0 failing = %v, %+v, %v", v, same, af, err)
 		}
@@ -106,7 +111,7 @@ func testAgreeInt64(t *testing.T, k *coll.Coll) {
 			v = p[1]
 		}
 		// A differing value wins over the votes, which are then unused.
-		if same, af, err := k.AgreeAndCompare(v, &failure{Code: failBusy}); err != nil || same || af != nil {
+		if same, af, raised, err := k.AgreeAndCompare(v, true, &failure{Code: failBusy}); err != nil || same || af != nil || raised {
 			t.Errorf("agreeAndCompare with %d and %d = %v, %+v, %v; want not same", p[0], p[1], same, af, err)
 		}
 	}

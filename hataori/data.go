@@ -122,7 +122,7 @@ func dataRun(ctx context.Context, k *coll.Coll, op dataOp, root int, typeErr err
 	// When the words differ, every rank that called a data collective
 	// fails, whatever rank 0 called.
 	word := dataWord | int64(op)<<32 | int64(uint32(r))
-	agreed := k.PreflightAgree(word, local, func(int64) *failure {
+	agreed, _ := k.PreflightAgree(word, false, local, func(int64) *failure {
 		return &failure{Code: failRoot, Err: ErrOptionsDiffer, Message: fmt.Sprintf(
 			"ranks called different collectives or passed different roots (rank %d called %s with root %d)", k.Rank, op, root)}
 	})

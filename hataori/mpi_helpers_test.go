@@ -46,6 +46,13 @@ type rankEnv struct {
 }
 
 func newRankEnv(t *testing.T) *rankEnv {
+	// The short path (pmap_short.go) is chosen from measured times, so a
+	// test that asserts where callbacks run or which messages flow
+	// could pass or fail with the schedule: these tests run the slots'
+	// path; TestPmapShortPath turns it back on.
+	old := shortWork
+	shortWork = 0
+	t.Cleanup(func() { shortWork = old })
 	rank, size := mpitest.Init(t)
 	d, err := NewDomain(DomainConfig{Oversubscribe: true, Workers: 2, Pinning: Declared})
 	if err != nil {

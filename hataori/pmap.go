@@ -294,7 +294,7 @@ type call[T, U any] struct {
 	collect     bool       // CollectAll
 	inline      bool       // the coordinator runs the callbacks (MPI_THREAD_SINGLE, or the short path)
 	short       shortKey   // where this rank's cost is remembered (zero fn: nowhere)
-	rootAll     bool       // the root took the short path: it runs every item before the first deal
+	alone       bool       // the short path's root runs every item, no frame is sent (agreed in the preflight)
 	work        workMeter  // this rank's callback time, for the short path
 	prefetch    bool       // a remote rank holds one batch beyond its running ones
 	rep         *report
@@ -348,7 +348,7 @@ func pmapOn[T, U any](ctx context.Context, comm Comm, exec seam.Executor, opts O
 	}()
 	defer keepCoordinatorResponsive(exec)()
 	c := newCall(ctx, k, exec, &opts, in.items, f)
-	c.short, c.rootAll = short, taken && k.Rank == opts.Root
+	c.short, c.alone = short, taken && k.Rank == opts.Root
 	if k.Rank == opts.Root {
 		c.stream = in.stream
 	}
@@ -395,7 +395,7 @@ func (c *call[T, U]) runOn(exec seam.Executor, opts *Options, present bool, extr
 				c.k.AbortPanicked("Pmap", recover())
 			}
 		}()
-		if pf = pmapPreflight(c.ctx, c.k, exec, opts, present, extra, nil, checkWireTypes[T, U]()); pf == nil {
+		if c.alone, pf = pmapPreflight(c.ctx, c.k, exec, opts, present, c.alone, extra, nil, checkWireTypes[T, U]()); pf == nil {
 			c.batch, c.prefetch = opts.BatchSize, opts.Prefetch
 			c.t0 = time.Now()
 			c.cctx, c.cancel = context.WithCancelCause(c.ctx)
@@ -405,7 +405,7 @@ func (c *call[T, U]) runOn(exec seam.Executor, opts *Options, present bool, extr
 		fine = true
 	}
 	if err := exec.Run(st.work, coord); err != nil && !ran {
-		pf = pmapPreflight(c.ctx, c.k, exec, opts, present, extra, err, checkWireTypes[T, U]())
+		_, pf = pmapPreflight(c.ctx, c.k, exec, opts, present, false, extra, err, checkWireTypes[T, U]())
 	}
 	return pf
 }

@@ -14,10 +14,26 @@ import (
 // this rank's slot count and start hands the slots their loop (nil: none).
 func (c *call[T, U]) run(slots int, start func(serve func(int))) {
 	if c.k.Rank != c.root {
-		runRemote(c, slots, start)
+		if !c.alone {
+			runRemote(c, slots, start)
+		}
 		return
 	}
-	counts, pending := collectSlots(c.k, slots)
+	var counts []int
+	var pending []pendingReady
+	if c.alone {
+		// No other rank sends anything: each stands for one slot whose
+		// READY gets STOP and which drains, without a frame (settleAlone).
+		counts = make([]int, c.k.Size)
+		for r := range counts {
+			counts[r] = 1
+			if r != c.k.Rank {
+				pending = append(pending, pendingReady{rank: r})
+			}
+		}
+	} else {
+		counts, pending = collectSlots(c.k, slots)
+	}
 	c.out = runRoot(c, counts, pending, start)
 }
 

@@ -20,7 +20,10 @@ import (
 // and the ranks agree: either every rank proceeds, or every rank returns
 // the lowest failing rank's error, which unwraps on every rank to the
 // failed check's sentinel (a type failure to an error matching
-// ErrUnsupportedType). admitErr is this rank's executor admission failure
+// ErrUnsupportedType). alone is the root's announcement that it runs the
+// whole call itself (the short path, call.alone): the agreement returns
+// it to every rank when every rank passed. admitErr is this rank's
+// executor admission failure
 // (nil when the executor was claimed), typeErr the result of
 // checkWireTypes. A BatchSize of 0 (automatic) is agreed as it is. The
 // ranks' slot counts travel right after it, in each rank's first READY (see
@@ -36,7 +39,7 @@ import (
 // broadcast and a reduction more, on that failure path only. Data
 // collectives take the same path when their words differ, so a rank that
 // called Pmap while another called Broadcast fails with them.
-func pmapPreflight(ctx context.Context, k *coll.Coll, exec seam.Executor, opts *Options, hasItems bool, extra *failure, admitErr, typeErr error) error {
+func pmapPreflight(ctx context.Context, k *coll.Coll, exec seam.Executor, opts *Options, hasItems, alone bool, extra *failure, admitErr, typeErr error) (bool, error) {
 	mine := packOptions(*opts)
 	checks := func(ref int64) *failure {
 		local := pmapLocalChecks(ctx, k, exec, *opts, hasItems, ref, extra)
@@ -52,12 +55,12 @@ func pmapPreflight(ctx context.Context, k *coll.Coll, exec seam.Executor, opts *
 	// The checks run first as if every rank had this rank's options,
 	// which is then the case; when the options differ, again against rank
 	// 0's.
-	af := k.PreflightAgree(mine, checks(mine), checks)
-	tracef("preflight ok=%v", af == nil)
+	af, alone := k.PreflightAgree(mine, alone, checks(mine), checks)
+	tracef("preflight ok=%v alone=%v", af == nil, alone)
 	if af == nil {
-		return nil
+		return alone, nil
 	}
-	return &PmapError{Kind: KindPreflight, Key: -1, Index: -1, Rank: af.Rank, Message: af.Message, err: preflightCause(af)}
+	return false, &PmapError{Kind: KindPreflight, Key: -1, Index: -1, Rank: af.Rank, Message: af.Message, err: preflightCause(af)}
 }
 
 // pmapLocalChecks returns this rank's first failing preflight check; ref

@@ -176,15 +176,17 @@ func runRoot[T, U any](c *call[T, U], slots []int, pending []pendingReady, start
 	} else {
 		start(r.serve)
 	}
-	if c.rootAll {
+	if c.alone {
 		// The short path: the whole input costs less than a hand-off to
-		// another rank, so the root runs it before answering the first
-		// READYs, which then all get STOP.
+		// another rank, so the root runs it, and no other rank takes part
+		// until the convergence.
 		for r.runInline() {
 		}
-		r.pan.check(r.k) // a callback panicked: abort before dealing
+		r.pan.check(r.k) // a callback panicked: abort the job
+		r.settleAlone(pending)
+	} else {
+		r.firstDeal(slots, pending)
 	}
-	r.firstDeal(slots, pending)
 	r.loop(c.inline)
 	if ss != nil {
 		r.endStream(ss)
@@ -232,6 +234,26 @@ func runRoot[T, U any](c *call[T, U], slots []int, pending []pendingReady, start
 func (r *rootLoop[T, U]) firstDeal(slots []int, pending []pendingReady) {
 	for _, ps := range dealOrder(slots, pending) {
 		r.onReady(ps.rank, ps.slot, ps.status)
+	}
+}
+
+// settleAlone ends, in the scheduler only, the part of every other rank
+// in a call that the root ran alone (call.alone): each pending rank's
+// one slot gets STOP for its implicit READY and the rank drains. No frame
+// was or will be exchanged with them; the input is exhausted (or the call
+// failed), so the scheduler can only stop them.
+func (r *rootLoop[T, U]) settleAlone(pending []pendingReady) {
+	for _, p := range pending {
+		r.locked(func() error {
+			d, _, err := r.sch.OnReady(p.rank, 0)
+			if err == nil && d != sched.Stop {
+				err = fmt.Errorf("a call the root ran alone dealt rank %d a %v", p.rank, d)
+			}
+			if err != nil {
+				return err
+			}
+			return r.sch.OnDrain(p.rank)
+		})
 	}
 }
 

@@ -90,10 +90,28 @@ func TestPmapShortPath(t *testing.T) {
 		}
 		out, err := run("first call", cnt, 8, square, &no)
 		check("first call", out, err, 8)
-		out, err = run("second call", cnt, 8, square, &yes)
+		var st CallStats
+		cnt.on.Store(0)
+		cnt.off.Store(0)
+		out, err = Pmap(ctx, e.world, m.d, Options{Mode: m.mode, Stats: &st}, e.items(8), square)
 		check("second call", out, err, 8)
-		if e.rank == 0 && cnt.on.Load() != 8 {
-			t.Errorf("%s second call: the root ran %d of the 8 items on the short path, want all", m.name, cnt.on.Load())
+		if e.rank == 0 {
+			if cnt.on.Load() != 8 || cnt.off.Load() != 0 {
+				t.Errorf("%s second call: the root ran %d of the 8 items on the short path (%d off the coordinator), want all on it", m.name, cnt.on.Load(), cnt.off.Load())
+			}
+			var per []int64
+			for _, row := range st.Items {
+				var n int64
+				for _, v := range row {
+					n += v
+				}
+				per = append(per, n)
+			}
+			if len(per) != e.size || per[0] != 8 {
+				t.Errorf("%s second call: CallStats items per rank %v, want all 8 on the root", m.name, per)
+			}
+		} else if cnt.on.Load()+cnt.off.Load() != 0 {
+			t.Errorf("%s second call: rank %d ran %d items while the root ran the call alone", m.name, e.rank, cnt.on.Load()+cnt.off.Load())
 		}
 
 		// A failing item on the short path: the same error on every
@@ -114,6 +132,15 @@ func TestPmapShortPath(t *testing.T) {
 		_, err = run("failing call again", cnt, 8, fails, &yes) // a failed call remembers nothing
 		if pe := e.sameError(m.name+" failing call again", err, KindUser); pe.Index != 5 {
 			t.Errorf("%s failing call again: %v, want item 5", m.name, err)
+		}
+		// CollectAll on the short path: every success on the root, the
+		// one failure listed on every rank.
+		out, err = Pmap(ctx, e.world, m.d, Options{Mode: m.mode, OnError: CollectAll}, e.items(8), fails)
+		if pe := e.sameError(m.name+" CollectAll", err, KindUser); pe.Index != 5 || len(pe.Failures) != 1 || pe.Failures[0].Index != 5 {
+			t.Errorf("%s CollectAll: %v (failures %+v), want item 5 alone", m.name, err, pe.Failures)
+		}
+		if e.rank == 0 && (len(out) != 8 || out[7] != 49 || out[4] != 16) {
+			t.Errorf("%s CollectAll: results %v", m.name, out)
 		}
 		e.checkReusable(m.name + " after a failing call")
 

@@ -48,6 +48,12 @@ func TestTakeShort(t *testing.T) {
 	if takeShort(shortKey{comm: 7, root: 0}, false, 0) {
 		t.Error("short path without a callback code")
 	}
+	old := shortWork
+	shortWork = 0
+	if takeShort(key, false, 0) {
+		t.Error("short path with a budget of 0")
+	}
+	shortWork = old
 	for i := range shortMemoMax {
 		note(shortKey{comm: 8, fn: uintptr(i + 2)}, 0, 1)
 	}

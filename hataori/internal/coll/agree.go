@@ -48,42 +48,50 @@ func (k *Coll) Agree(local *Failure) (*AgreedFailure, error) {
 }
 
 // AgreeAndCompare is a preflight's one reduction: a signed MIN over the
-// vector (v, ^v, vote). The first two report whether every rank passed the
+// vector (v, ^v, vote, flag). The first two report whether every rank passed the
 // same v (MIN(^v) = ^MAX(v), without overflow, so they agree exactly when
-// the minimum equals the maximum); the third is Agree's vote for local.
-// When same is true, agreed is agreeOn's outcome of the votes (nil when
-// every rank passed); when it is false the votes are not used (they were
-// cast under the assumption that v agreed) and agreed is nil.
-func (k *Coll) AgreeAndCompare(v int64, local *Failure) (same bool, agreed *AgreedFailure, err error) {
-	out, err := k.AllreduceMin([]int64{v, ^v, int64(k.failVote(local))})
+// the minimum equals the maximum); the third is Agree's vote for local;
+// the fourth is 0 on a rank that raises flag, 1 elsewhere, so raised
+// reports whether some rank raised it (Pmap's root announces that it runs
+// the whole call itself). When same is true, agreed is agreeOn's outcome
+// of the votes (nil when every rank passed); when it is false the votes
+// and the flag are not used (they were cast under the assumption that v
+// agreed) and agreed is nil.
+func (k *Coll) AgreeAndCompare(v int64, flag bool, local *Failure) (same bool, agreed *AgreedFailure, raised bool, err error) {
+	f := int64(1)
+	if flag {
+		f = 0
+	}
+	out, err := k.AllreduceMin([]int64{v, ^v, int64(k.failVote(local)), f})
 	if err != nil {
-		return false, nil, err
+		return false, nil, false, err
 	}
 	Entered() // every rank took part: the entry bound is over
 	if out[0] != ^out[1] {
-		return false, nil, nil
+		return false, nil, false, nil
 	}
 	agreed, err = k.agreeOn(out[2], local)
-	return true, agreed, err
+	return true, agreed, out[3] == 0, err
 }
 
 // PreflightAgree is the preflight agreement of every collective call
 // (Pmap's word is its packed options, a data collective's its operation
-// and root): one reduction (AgreeAndCompare) of word and the vote for
+// and root): one reduction (AgreeAndCompare) of word, flag and the vote for
 // local, this rank's first failing check computed as if every rank had
 // passed the same word. When the words differ, rank 0 broadcasts its word,
 // every rank reruns its checks against it (recheck) and a second agreement
 // decides; some rank must then fail. The calls are the same in every
 // branch for every kind of collective call, so that ranks that entered
 // different ones also fail together. It returns the agreed failure (nil
-// when every rank passed); MPI failures abort the job.
-func (k *Coll) PreflightAgree(word int64, local *Failure, recheck func(ref int64) *Failure) *AgreedFailure {
-	same, af, err := k.AgreeAndCompare(word, local)
+// when every rank passed) and, when every rank passed, whether some rank
+// raised flag; MPI failures abort the job.
+func (k *Coll) PreflightAgree(word int64, flag bool, local *Failure, recheck func(ref int64) *Failure) (*AgreedFailure, bool) {
+	same, af, raised, err := k.AgreeAndCompare(word, flag, local)
 	if err != nil {
 		k.AbortTransport(err)
 	}
 	if same {
-		return af
+		return af, raised && af == nil
 	}
 	ref, err := k.BcastInt64(0, word)
 	if err != nil {
@@ -95,7 +103,7 @@ func (k *Coll) PreflightAgree(word int64, local *Failure, recheck func(ref int64
 	if af == nil {
 		k.AbortProtocol("preflight words differ between ranks, but every rank passed its checks against rank 0's")
 	}
-	return af
+	return af, false
 }
 
 // failVote is a rank's contribution to Agree's MIN: its rank when local
