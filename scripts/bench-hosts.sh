@@ -12,11 +12,14 @@
 #             (scripts/bench/pmap -case cpu; ideal: 2 cores; across the
 #             hosts --bind-to none, since both namespaces share the
 #             machine's cores and each launcher would bind its rank to core 0)
+#   start     how soon a call's first item runs after the root's and the
+#             last rank's entry, against a raw MPI_Barrier in the same
+#             rounds (scripts/bench/pmap -case start)
 #   fixed     the fixed cost of an 8-item Pmap and an 8-byte Broadcast
 #             against raw dup + Allreduce + free, 4 ranks (2 per host), as
 #             scripts/bench-fixed.sh (scripts/bench/fixed, 21 repetitions)
 # Each case prints items per rank and per slot beside its figures. Needs
-# root (for the hosts). Usage: scripts/bench-hosts.sh [prefetch|skew|cpu|fixed|all]
+# root (for the hosts). Usage: scripts/bench-hosts.sh [prefetch|skew|start|cpu|fixed|all]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 which="${1:-all}"
@@ -28,7 +31,7 @@ CGO_ENABLED=0 go build -tags mpirt -o "$bin" ./scripts/bench/pmap
 CGO_ENABLED=0 go build -tags mpirt -o "$(dirname "$bin")/benchfixed" ./scripts/bench/fixed
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 MPI_RT_LIB="$HATAORI_WRAPPER_OPENMPI"
 
-cases=(prefetch skew cpu fixed)
+cases=(prefetch skew start cpu fixed)
 [ "$which" = all ] || cases=("$which")
 for c in "${cases[@]}"; do
 	if [ "$c" = cpu ]; then

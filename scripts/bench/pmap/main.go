@@ -69,7 +69,7 @@ type env struct {
 }
 
 func main() {
-	which := flag.String("case", "all", "cpu, fine, skew, mixed, trivial, overhead, payload, remote, prefetch, hooks or all")
+	which := flag.String("case", "all", "cpu, fine, skew, mixed, trivial, overhead, payload, remote, prefetch, hooks, start or all")
 	flag.StringVar(&only, "configs", "", "comma-separated configurations of the cpu case to run (mpi-only, hybrid, lanes); empty: all")
 	batches := flag.String("batches", "0,1", "cpu, fine, skew, mixed: comma-separated Options.BatchSize values to run, interleaved (0: automatic, the zero Options: the figure; the others for comparison)")
 	flag.BoolVar(&cpuPrefetch, "prefetch", false, "cpu case: Options.Prefetch (off by default, as in the issue's figures)")
@@ -111,11 +111,12 @@ func main() {
 		"remote":   remote,
 		"prefetch": prefetchGate,
 		"hooks":    hooks,
+		"start":    start,
 	}
 	if _, ok := cases[*which]; !ok && *which != "all" {
 		fail(fmt.Errorf("unknown case %q", *which))
 	}
-	for _, name := range []string{"cpu", "fine", "skew", "mixed", "trivial", "overhead", "payload", "remote", "prefetch", "hooks"} {
+	for _, name := range []string{"cpu", "fine", "skew", "mixed", "trivial", "overhead", "payload", "remote", "prefetch", "hooks", "start"} {
 		if *which != "all" && *which != name {
 			continue
 		}
