@@ -86,7 +86,7 @@ func collectSlots(k *coll.Coll, rootSlots int) ([]int, []pendingReady) {
 		if r == k.Rank {
 			continue
 		}
-		h, _, _, err := k.RecvFrame(r, tagPmap)
+		h, _, _, err := k.AwaitFrame(r, tagPmap)
 		if err != nil {
 			k.AbortProtocol(fmt.Sprintf("first READY from rank %d: %v", r, err))
 		}

@@ -107,6 +107,26 @@ func (k *Coll) RecvFrame(src, tag int) (wire.Header, []byte, int, error) {
 	return k.RecvFrameTail(src, tag, 0)
 }
 
+// AwaitFrame is RecvFrame from src, waiting politely for the frame to
+// arrive (MPI_Iprobe paced like a control collective, WaitPolite) instead
+// of in a blocking MPI_Probe, which spins inside MPI (or, under Open MPI
+// on an oversubscribed node, yields between polls of a TCP connection and
+// may answer milliseconds late). For a frame that follows soon after a
+// collective every rank has passed, such as Pmap's first READYs.
+func (k *Coll) AwaitFrame(src, tag int) (wire.Header, []byte, int, error) {
+	b := Backoff{spin: collectiveSpin}
+	for {
+		ok, _, err := mpi.Iprobe(k.Comm, src, tag)
+		if err != nil {
+			return wire.Header{}, nil, -1, err
+		}
+		if ok {
+			return k.RecvFrame(src, tag)
+		}
+		b.Wait(true, nil, nil)
+	}
+}
+
 // RecvFrameTail is RecvFrame for frames whose payload may end with tail
 // bytes after its items (a Pmap RESULT's timing trailer): the buffer is
 // placed by FrameBufferTail, so a bulk value is aligned as in a frame
