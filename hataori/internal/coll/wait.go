@@ -9,7 +9,7 @@ import (
 
 // The control collectives of a call (the communicator duplicate, the
 // preflight's and the final convergence's reductions) wait politely as
-// mpi.Polite says (run-time backend only; the same choice on every rank):
+// mpi.Polite says (both backends; the same choice on every rank):
 // MPI_Iallreduce, MPI_Comm_idup or MPI_Ibarrier completed by MPI_Test in a
 // loop paced by the coordinator's back-off (spin collectiveSpin, then
 // sleep 10 µs doubling to 50 µs, with the call's 1 µs timer slack). A
@@ -18,8 +18,8 @@ import (
 // ranks than cores the ranks that arrive first keep the cores from the
 // ranks they are waiting for: with 4 ranks on 2 cores under MPICH a
 // call's start-up took 17–80 ms, against about 1 ms polite. The cgo
-// backend keeps blocking collectives (MPI may not hold pointers to Go
-// memory after a cgo call returns, as a nonblocking collective would).
+// backend keeps the buffers of its nonblocking collectives in C memory (MPI
+// may not hold pointers to Go memory after a cgo call returns).
 
 // politeDup duplicates h: with MPI_Comm_idup and a polite wait where
 // mpi.Polite allows, else after a polite barrier (so that the blocking
