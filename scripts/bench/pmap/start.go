@@ -1,3 +1,5 @@
+//go:build mpirt || mpicgo
+
 package main
 
 import (
