@@ -21,7 +21,9 @@ import (
 // and for a Comm from Dup the duplicate is kept from one call to the next
 // (a call that ended in a wire or protocol fault frees it, and the next
 // call makes a new one), so that a loop of calls does not pay an
-// MPI_Comm_dup each; Free and [Finalize] free it. A Comm from
+// MPI_Comm_dup each; Free and [Finalize] free it. Dup makes it at once,
+// and so does [InitThread] for World when it initialises MPI, so that not
+// even the first call pays it (elsewhere the first call makes it). A Comm from
 // [CommFromHandle] gets a new duplicate per call, freed at its end: its
 // owner may free the handle with MPI itself, and MPI may then hand the
 // same handle value to another communicator.
@@ -168,8 +170,9 @@ func (c Comm) handle() (mpi.Handle, error) {
 
 // Dup returns a new communicator with the same processes (MPI_Comm_dup, a
 // collective call), with MPI_ERRORS_RETURN set: an MPI error in its methods
-// is returned as *[MPIError] instead of aborting the job. Release it with
-// Free.
+// is returned as *[MPIError] instead of aborting the job. It also makes the
+// new communicator's private duplicate for the collective calls (a second
+// MPI_Comm_dup; see [Comm]). Release it with Free.
 func (c Comm) Dup() (Comm, error) {
 	h, err := c.handle()
 	if err != nil {
@@ -183,7 +186,14 @@ func (c Comm) Dup() (Comm, error) {
 		_ = mpi.Free(&d)
 		return Comm{}, mpiErr(err)
 	}
-	return Comm{h: d, kind: commDup, dup: new(dupState)}, nil
+	out := Comm{h: d, kind: commDup, dup: new(dupState)}
+	// Its private duplicate now (Dup is collective anyway), rather than in
+	// the first collective call on it.
+	if err := coll.Prime(d, &out.dup.priv); err != nil {
+		_ = mpi.Free(&d)
+		return Comm{}, mpiErr(err)
+	}
+	return out, nil
 }
 
 // Free releases a communicator created by Dup (MPI_Comm_free, a collective

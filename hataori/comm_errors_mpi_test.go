@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hataori/hataori-go/hataori"
+	"github.com/hataori/hataori-go/hataori/internal/coll"
 	"github.com/hataori/hataori-go/hataori/internal/mpi"
 	"github.com/hataori/hataori-go/hataori/mpitest"
 )
@@ -20,7 +21,7 @@ import (
 // World or on a Dup (a send to rank = size, a receive of 16 bytes into 8)
 // comes back as an *MPIError carrying MPI's own message on the rank that
 // made the call, and the job goes on: the communicators and the collective
-// calls keep working.
+// calls keep working. InitThread and Dup make the private duplicates.
 func TestCommErrorsMPI(t *testing.T) {
 	if !mpitest.Child() {
 		for _, n := range []int{1, 2, 4} {
@@ -53,9 +54,17 @@ func TestCommErrorsMPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// InitThread made World's private duplicate, Dup its own (checked
+	// under hataoridebug).
+	if s, dbg := coll.DebugOpens(); dbg && (s.Kept != 1 || s.Dups != 1) {
+		t.Errorf("after InitThread: %+v, want World's duplicate made and kept", s)
+	}
 	dup, err := world.Dup()
 	if err != nil {
 		t.Fatal(err)
+	}
+	if s, dbg := coll.DebugOpens(); dbg && (s.Kept != 2 || s.Dups != 2) {
+		t.Errorf("after Dup: %+v, want its duplicate made and kept too", s)
 	}
 	for _, c := range []struct {
 		name string

@@ -70,7 +70,9 @@ var ownership struct {
 // when MPI was already initialised), and checks that the launcher started
 // the number of processes MPI sees (a program started by the other MPI's
 // launcher comes up as a set of single-process jobs), returning an error
-// explaining the mismatch if not.
+// explaining the mismatch if not. It then makes World's private duplicate
+// for the collective calls (an MPI_Comm_dup; see [Comm]), so that the
+// first collective call needs none.
 func InitThread(level ThreadLevel) (ThreadLevel, error) {
 	if level < ThreadSingle || level > ThreadMultiple {
 		return ThreadSingle, fmt.Errorf("%w: %d (want ThreadSingle..ThreadMultiple)", ErrThreadLevel, int(level))
@@ -97,7 +99,12 @@ func InitThread(level ThreadLevel) (ThreadLevel, error) {
 	if err := mpi.SetErrorsReturn(mpi.World()); err != nil {
 		return ThreadLevel(got), mpiErr(err)
 	}
-	return ThreadLevel(got), mpiErr(mpi.CheckLauncher(mpi.World()))
+	if err := mpi.CheckLauncher(mpi.World()); err != nil {
+		return ThreadLevel(got), mpiErr(err)
+	}
+	// World's private duplicate now, while every rank is in a collective
+	// call anyway, rather than in the first collective call.
+	return ThreadLevel(got), mpiErr(coll.Prime(mpi.World(), &worldPriv))
 }
 
 // Initialized reports whether MPI is initialised and not yet finalised

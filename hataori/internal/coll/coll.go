@@ -142,6 +142,24 @@ func Open(h mpi.Handle, keep *Kept) (*Coll, error) {
 	return k, nil
 }
 
+// Prime puts a new private duplicate of h into keep, as the first
+// collective call on the parent would make and keep (Open, then Close of a
+// reusable call), so that this call needs no MPI_Comm_dup. It is
+// collective over h's ranks, on the MPI main thread; every rank primes
+// alike (keep is then the same everywhere). It does nothing when keep
+// already holds a duplicate or its parent is gone.
+func Prime(h mpi.Handle, keep *Kept) error {
+	if keep.ok || keep.gone {
+		return nil
+	}
+	k, err := Open(h, keep)
+	if err != nil {
+		return err
+	}
+	k.Reusable = true
+	return k.Close()
+}
+
 // Close ends the call's use of its private communicator: when the call
 // marked it Reusable and the parent keeps duplicates (and was not freed
 // meanwhile), it goes back into the parent's Kept, with no MPI call;
