@@ -142,6 +142,30 @@ func TestPmapShortPath(t *testing.T) {
 		if e.rank == 0 && (len(out) != 8 || out[7] != 49 || out[4] != 16) {
 			t.Errorf("%s CollectAll: results %v", m.name, out)
 		}
+		// The root's context ending in a call it runs alone (its own
+		// callback cancels it at item 3): KindCanceled on every rank,
+		// which learn it only in the convergence.
+		cancelAt, cancel := -1, context.CancelFunc(func() {})
+		cancels := func(x int) (int, error) {
+			cnt.note()
+			if x == cancelAt {
+				cancel()
+			}
+			return x, nil
+		}
+		if _, err = run("cancelling callback, no cancel", cnt, 8, cancels, &no); err != nil {
+			t.Errorf("%s cancelling callback, no cancel: %v", m.name, err)
+		}
+		var cctx context.Context
+		cctx, cancel = context.WithCancel(ctx)
+		cancelAt = 3
+		want := e.rank == 0 && takeShort(shortKey{comm: e.world.h, fn: funcCode(cancels), root: 0}, true, 8)
+		_, err = Pmap(cctx, e.world, m.d, Options{Mode: m.mode}, e.items(8), cancels)
+		cancel()
+		if e.rank == 0 && !want {
+			t.Errorf("%s: the root did not take the short path for the cancelled call", m.name)
+		}
+		e.sameError(m.name+" root's context cancelled on the short path", err, KindCanceled)
 		e.checkReusable(m.name + " after a failing call")
 
 		// Slow items: 1 ms each for the first 8 indices, so the root's
