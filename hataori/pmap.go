@@ -295,7 +295,7 @@ type call[T, U any] struct {
 	inline      bool       // the coordinator runs the callbacks (MPI_THREAD_SINGLE, or the short path)
 	short       shortKey   // where this rank's cost is remembered (zero fn: nowhere)
 	alone       bool       // the short path's root runs every item, no frame is sent (agreed in the preflight)
-	work        workMeter  // this rank's callback time, for the short path
+	cost        shortCost  // what this rank measured, for the short path (set by runRoot, runRemote)
 	prefetch    bool       // a remote rank holds one batch beyond its running ones
 	rep         *report
 	pan         *firstPanic
@@ -321,11 +321,11 @@ func pmapOn[T, U any](ctx context.Context, comm Comm, exec seam.Executor, opts O
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if _, ok := exec.(helperExec); ok {
+	lvl, err := mpi.QueryThread()
+	threads := err == nil && lvl >= mpi.ThreadFunneled
+	if _, ok := exec.(helperExec); ok && err == nil && !threads {
 		// MPI-only: offload the callbacks unless MPI forbids other threads.
-		if lvl, err := mpi.QueryThread(); err == nil && lvl < mpi.ThreadFunneled {
-			exec = helperExec{inline: true}
-		}
+		exec = helperExec{inline: true}
 	}
 	k, err := openCollective(comm)
 	if err != nil {
@@ -334,7 +334,7 @@ func pmapOn[T, U any](ctx context.Context, comm Comm, exec seam.Executor, opts O
 	var short shortKey
 	taken := false
 	if !opts.Prefetch { // forced overlap: the slots take the call
-		exec, short, taken = shortPath(exec, shortKey{comm: comm.h, fn: in.fn, root: opts.Root}, k.Rank == opts.Root, in.inputLen())
+		exec, short, taken = shortPath(exec, threads, shortKey{comm: comm.h, fn: in.fn, root: opts.Root}, k.Rank == opts.Root, in.inputLen())
 	}
 	tracef("open rank=%d size=%d", k.Rank, k.Size)
 	// From here every rank waits on the others: a panic or Goexit leaving
@@ -425,7 +425,7 @@ func (c *call[T, U]) finish(opts *Options, pf error) ([]U, error) {
 		*opts.Stats = *c.callStats
 	}
 	if cerr == nil {
-		noteShort(c.short, &c.work)
+		noteShort(c.short, c.cost)
 	}
 	c.k.Reusable = pmapReusable(cerr) // the converged outcome: alike on every rank
 	c.k.CloseOrAbort()

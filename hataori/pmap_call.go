@@ -19,21 +19,17 @@ func (c *call[T, U]) run(slots int, start func(serve func(int))) {
 		}
 		return
 	}
-	var counts []int
-	var pending []pendingReady
 	if c.alone {
-		// No other rank sends anything: each stands for one slot whose
-		// READY gets STOP and which drains, without a frame (settleAlone).
-		counts = make([]int, c.k.Size)
+		// No other rank sends anything: the root's inline slot, and one
+		// slot for each other rank, which settleAlone stops and drains.
+		counts := make([]int, c.k.Size)
 		for r := range counts {
 			counts[r] = 1
-			if r != c.k.Rank {
-				pending = append(pending, pendingReady{rank: r})
-			}
 		}
-	} else {
-		counts, pending = collectSlots(c.k, slots)
+		c.out = runRoot(c, counts, nil, start)
+		return
 	}
+	counts, pending := collectSlots(c.k, slots)
 	c.out = runRoot(c, counts, pending, start)
 }
 

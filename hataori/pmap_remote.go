@@ -118,6 +118,7 @@ func runRemote[T, U any](c *call[T, U], slots int, start func(serve func(int))) 
 	r.awaitSends()
 	step(r.k, r.w.SendDrain())
 	r.send(drainFrame(drainStats(time.Since(c.t0), r.meters)))
+	c.cost = remoteCost(r.meters)
 	if r.ctxEnded {
 		c.rep.addCall(r.stopN, sched.ClassDrain, KindCanceled, fmt.Sprintf("rank %d: context done: %v", r.k.Rank, r.cancelErr), r.cancelErr)
 	}
@@ -475,7 +476,6 @@ func (r *remoteLoop[T, U]) runTask(s int, j remoteJob, scratch []byte) (res slot
 			queued = t0.Sub(j.at)
 		}
 		putTiming(res.frame, t1.Sub(t0), queued)
-		r.c.work.add(t1.Sub(t0), res.count)
 		if res.count > 0 {
 			r.meter(s, j, res.start, res.count, t0, t1)
 		}

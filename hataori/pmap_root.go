@@ -183,7 +183,7 @@ func runRoot[T, U any](c *call[T, U], slots []int, pending []pendingReady, start
 		for r.runInline() {
 		}
 		r.pan.check(r.k) // a callback panicked: abort the job
-		r.settleAlone(pending)
+		r.settleAlone()
 	} else {
 		r.firstDeal(slots, pending)
 	}
@@ -202,6 +202,7 @@ func runRoot[T, U any](c *call[T, U], slots []int, pending []pendingReady, start
 	}
 	st := sch.Stats()
 	c.schedStats = &st
+	c.cost = rootCost(&st, k.Rank)
 	if !sch.Failed() && sch.Completed() != sch.Items() {
 		k.AbortProtocol(fmt.Sprintf("finished with %d of %d items", sch.Completed(), sch.Items()))
 	}
@@ -238,21 +239,24 @@ func (r *rootLoop[T, U]) firstDeal(slots []int, pending []pendingReady) {
 }
 
 // settleAlone ends, in the scheduler only, the part of every other rank
-// in a call that the root ran alone (call.alone): each pending rank's
-// one slot gets STOP for its implicit READY and the rank drains. No frame
-// was or will be exchanged with them; the input is exhausted (or the call
+// in a call that the root ran alone (call.alone): each rank's one slot
+// gets STOP for an implicit READY and the rank drains. No frame was or
+// will be exchanged with them; the input is exhausted (or the call
 // failed), so the scheduler can only stop them.
-func (r *rootLoop[T, U]) settleAlone(pending []pendingReady) {
-	for _, p := range pending {
+func (r *rootLoop[T, U]) settleAlone() {
+	for rank := range r.k.Size {
+		if rank == r.k.Rank {
+			continue
+		}
 		r.locked(func() error {
-			d, _, err := r.sch.OnReady(p.rank, 0)
+			d, _, err := r.sch.OnReady(rank, 0)
 			if err == nil && d != sched.Stop {
-				err = fmt.Errorf("a call the root ran alone dealt rank %d a %v", p.rank, d)
+				err = fmt.Errorf("a call the root ran alone dealt rank %d a %v", rank, d)
 			}
 			if err != nil {
 				return err
 			}
-			return r.sch.OnDrain(p.rank)
+			return r.sch.OnDrain(rank)
 		})
 	}
 }

@@ -50,7 +50,6 @@ func (r *rootLoop[T, U]) runBatch(s int, run *slotRun) bool {
 	o, ok := evalBatch(r.c.cctx, r.c.f, s, int64(b.Start), r.store.items(b), r.store.results(b), r.c.stopRule(), r.pan)
 	t1 := time.Now()
 	r.computing.Add(-1)
-	r.c.work.add(t1.Sub(t0), b.Count)
 	if r.spans {
 		m := &r.meters[s]
 		m.spans = append(m.spans, BatchSpan{Rank: r.k.Rank, Slot: s, Batch: b.ID, Start: b.Start, Count: b.Count, Begin: t0.Sub(r.c.t0), End: t1.Sub(r.c.t0)})

@@ -3,10 +3,10 @@ package hataori
 import (
 	"reflect"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/hataori/hataori-go/hataori/internal/mpi"
+	"github.com/hataori/hataori-go/internal/sched"
 	"github.com/hataori/hataori-go/internal/seam"
 )
 
@@ -21,9 +21,9 @@ import (
 // slot goroutine, no GOMAXPROCS change, no hand-off.
 //
 // "Small" is at most shortWork of callback time on this rank: on the
-// root, the input's length times the previous call's time per item on
-// this rank; on another rank, the previous call's whole callback time
-// here (it does not know the input's length). Each rank decides for
+// root, the input's length times the previous call's cost per item on
+// this rank (shortCost); on another rank, the previous call's whole
+// callback time here (it does not know the input's length). Each rank decides for
 // itself; the protocol is the same either way (a rank's slot count is
 // its own). A call whose items turned slow since the previous one runs
 // on the coordinator once, answering the other ranks only between its
@@ -45,10 +45,16 @@ type shortKey struct {
 	root int
 }
 
-// shortCost is one call's callback time and item count on this rank.
+// shortCost is what a successful call measured on this rank, from what
+// the engine measures anyway: on the root, its scheduler's cost per item
+// for the root's own slots (sched.Estimate.ItemCost, the larger of a
+// moving average and the last batch's; measured false when the root ran
+// no batch); on another rank, the callback time its slots' meters added
+// up.
 type shortCost struct {
-	work  time.Duration
-	items int64
+	perItem  time.Duration
+	measured bool
+	work     time.Duration
 }
 
 // shortMemo holds the last successful call's cost per key, on the MPI
@@ -61,13 +67,19 @@ var shortMemo struct {
 
 const shortMemoMax = 64
 
-// workMeter adds up the callback time of a call's batches on this rank
-// (any slot goroutine).
-type workMeter struct{ ns, items atomic.Int64 }
+// rootCost is the root's shortCost from its scheduler's statistics.
+func rootCost(st *sched.Stats, root int) shortCost {
+	e := st.Estimates[root]
+	return shortCost{perItem: e.ItemCost, measured: e.Measured > 0}
+}
 
-func (w *workMeter) add(d time.Duration, items int) {
-	w.ns.Add(int64(d))
-	w.items.Add(int64(items))
+// remoteCost is another rank's shortCost from its slots' meters.
+func remoteCost(meters []slotMeter) shortCost {
+	var c shortCost
+	for _, m := range meters {
+		c.work += m.busy
+	}
+	return c
 }
 
 // funcCode is the code pointer of f (a func value, possibly nil: 0).
@@ -84,7 +96,10 @@ func funcCode(f any) uintptr {
 // the key under which the call's cost is to be remembered (zero fn:
 // nowhere, for an executor without a short path: lanes, an Inner domain,
 // an MPI-only rank at MPI_THREAD_SINGLE, which runs inline anyway).
-func shortPath(exec seam.Executor, key shortKey, root bool, n int) (_ seam.Executor, _ shortKey, taken bool) {
+// threads tells whether MPI allows other threads (MPI_THREAD_FUNNELED or
+// more): a domain's callbacks may run on the coordinator only then, since
+// its preflight must still fail otherwise.
+func shortPath(exec seam.Executor, threads bool, key shortKey, root bool, n int) (_ seam.Executor, _ shortKey, taken bool) {
 	var short seam.Executor
 	switch e := exec.(type) {
 	case helperExec:
@@ -92,10 +107,7 @@ func shortPath(exec seam.Executor, key shortKey, root bool, n int) (_ seam.Execu
 			short = helperExec{inline: true}
 		}
 	case domainExec:
-		// A domain's callbacks may run on the coordinator only where
-		// MPI allows other threads anyway (else its preflight fails).
-		mode := e.mode.resolve(true)
-		if lvl, err := mpi.QueryThread(); err == nil && lvl >= mpi.ThreadFunneled && e.d != nil && (mode == Outer || mode == Sequential) {
+		if mode := e.mode.resolve(true); threads && e.d != nil && (mode == Outer || mode == Sequential) {
 			short = domainExec{d: e.d, mode: mode, short: true}
 		}
 	}
@@ -123,14 +135,14 @@ func takeShort(key shortKey, root bool, n int) bool {
 		return false
 	case !root:
 		return c.work <= shortWork
-	case n < 0 || c.items == 0:
+	case n < 0 || !c.measured:
 		return false
 	}
-	return time.Duration(n)*(c.work/time.Duration(c.items)) <= shortWork
+	return time.Duration(n)*c.perItem <= shortWork
 }
 
-// noteShort remembers the cost w measured for a call under key.
-func noteShort(key shortKey, w *workMeter) {
+// noteShort remembers the cost c measured for a call under key.
+func noteShort(key shortKey, c shortCost) {
 	if key.fn == 0 {
 		return
 	}
@@ -139,5 +151,5 @@ func noteShort(key shortKey, w *workMeter) {
 	if shortMemo.m == nil || len(shortMemo.m) >= shortMemoMax {
 		shortMemo.m = make(map[shortKey]shortCost)
 	}
-	shortMemo.m[key] = shortCost{work: time.Duration(w.ns.Load()), items: w.items.Load()}
+	shortMemo.m[key] = c
 }

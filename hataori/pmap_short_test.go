@@ -3,6 +3,8 @@ package hataori
 import (
 	"testing"
 	"time"
+
+	"github.com/hataori/hataori-go/internal/sched"
 )
 
 // TestTakeShort checks the short path's rule on remembered costs: nothing
@@ -13,10 +15,14 @@ func TestTakeShort(t *testing.T) {
 	shortMemo.m = nil
 	defer func() { shortMemo.m = nil }()
 	key := shortKey{comm: 7, fn: 1, root: 0}
+	// note remembers work over items: the root's cost per item, another
+	// rank's whole callback time (items 0: the root measured none).
 	note := func(k shortKey, work time.Duration, items int) {
-		var w workMeter
-		w.add(work, items)
-		noteShort(k, &w)
+		c := shortCost{work: work, measured: items > 0}
+		if items > 0 {
+			c.perItem = work / time.Duration(items)
+		}
+		noteShort(k, c)
 	}
 	if takeShort(key, true, 1) || takeShort(key, false, 0) {
 		t.Fatal("short path with nothing remembered")
@@ -84,5 +90,21 @@ func TestFuncCode(t *testing.T) {
 	}
 	if codes[0] == funcCode(other) {
 		t.Error("two literals share a code")
+	}
+}
+
+// TestShortCosts checks where a call's cost comes from: the root's
+// scheduler estimate of its own cost per item (none when it measured no
+// batch), another rank's slots' busy time summed.
+func TestShortCosts(t *testing.T) {
+	st := &sched.Stats{Estimates: []sched.Estimate{{}, {Measured: 3, ItemCost: 7 * time.Microsecond}}}
+	if c := rootCost(st, 1); !c.measured || c.perItem != 7*time.Microsecond {
+		t.Errorf("root 1: %+v, want 7 µs per item, measured", c)
+	}
+	if c := rootCost(st, 0); c.measured {
+		t.Errorf("root 0 measured nothing: %+v", c)
+	}
+	if c := remoteCost([]slotMeter{{busy: 40 * time.Microsecond}, {busy: 2 * time.Microsecond}}); c.work != 42*time.Microsecond {
+		t.Errorf("remote: %+v, want 42 µs of work", c)
 	}
 }
