@@ -116,7 +116,12 @@ func TestPmapSlotsAtOnce(t *testing.T) {
 // counters, that remote READYs are answered while the root's own item
 // runs, MPI-only and hybrid: the first item the root runs returns only
 // after the coordinator has received several RESULTs from other ranks
-// meanwhile, which a coordinator busy computing could never do.
+// meanwhile, which a coordinator busy computing could never do. The
+// schedule is forced by events: the root's one slot takes item 0 before
+// the first deal, and the coordinator encodes no TASK before that item's
+// callback has begun (a task gate), so every other item is dealt while it
+// runs, in at least five remote batches (sizes start at 1 and at most
+// double), however late the root's slot runs.
 func TestPmapRootAnswersWhileComputing(t *testing.T) {
 	if !mpitest.Child() {
 		pmapJob(t, "TestPmapRootAnswersWhileComputing", 2, 4)
@@ -135,11 +140,14 @@ func TestPmapRootAnswersWhileComputing(t *testing.T) {
 		const n = 40
 		var first atomic.Bool
 		var waitErr error
-		_, err := Pmap(context.Background(), e.world, m.d, Options{}, e.items(n), func(x int) (int, error) {
+		g := newGate(1)
+		end := e.gateTasks(m.name, g)
+		_, err := Pmap(context.Background(), e.world, m.d, Options{}, e.gatedItems(n), func(x gated) (gated, error) {
 			if e.rank != 0 || !first.CompareAndSwap(false, true) {
 				return x, nil
 			}
 			base, tasks := debugResults.Load(), debugTasks.Load()
+			g.arrive()
 			deadline := time.Now().Add(20 * time.Second)
 			for debugResults.Load() < base+3 {
 				if time.Now().After(deadline) {
@@ -151,6 +159,7 @@ func TestPmapRootAnswersWhileComputing(t *testing.T) {
 			}
 			return x, nil
 		})
+		end()
 		if err != nil {
 			t.Fatalf("%s: rank %d: %v", m.name, e.rank, err)
 		}
