@@ -255,6 +255,16 @@ func runJob(t *testing.T, bin string, p pairing, s site, env []string, cfg Confi
 func startJob(bin string, p pairing, s site, env []string, program string, cfg Config) jobResult {
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.Timeout)
 	defer cancel()
+	if p.launcher.name == openMPI.name {
+		// A session directory of the job's own: Open MPI 4's mpirun fails
+		// ("orte_session_dir failed", EEXIST) when another one creates the
+		// shared /tmp/ompi.HOST.UID at the same moment, as the packages'
+		// tests running in parallel can. Short, for PMIx's socket paths.
+		if dir, err := os.MkdirTemp("", "ompi"); err == nil {
+			defer os.RemoveAll(dir)
+			env = append(env[:len(env):len(env)], "OMPI_MCA_orte_tmpdir_base="+dir)
+		}
+	}
 	cmd, out := jobCommand(ctx, bin, p, s, env, program, cfg)
 	start := time.Now()
 	sentAt, signalErr, runErr := runLauncher(cmd, out.watch, cfg.Signal)
