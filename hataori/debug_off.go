@@ -12,6 +12,7 @@ const traceOn = false
 
 func debugTaskSent()              {}
 func debugResultReceived()        {}
+func debugResultSent()            {}
 func debugPrefetched(int)         {}
 func debugDueSleep()              {}
 func debugKickWait()              {}

@@ -19,10 +19,12 @@ const traceOn = true
 var (
 	debugTasks   atomic.Int64 // TASKs the root sent to other ranks
 	debugResults atomic.Int64 // RESULTs the root received from other ranks
+	debugSent    atomic.Int64 // RESULTs another rank started sending to the root
 )
 
 func debugTaskSent()       { debugTasks.Add(1) }
 func debugResultReceived() { debugResults.Add(1) }
+func debugResultSent()     { debugSent.Add(1) }
 
 // Waits on a rank with one CPU (docs/ARCHITECTURE.md, "Waiting on a
 // shared core"): the root coordinator's sleeps timed by a due RESULT, and

@@ -307,6 +307,7 @@ func (r *remoteLoop[T, U]) finish(res slotResult) {
 	// The frame goes back for reuse once every send completed; the
 	// bodies (the results' own memory) are only referenced until then.
 	r.sending.Add(snd, res.frame, bodies, res.bodies)
+	debugResultSent()
 	step(r.k, r.w.SendResult(res.slot))
 	r.held--
 	for _, f := range res.faults {

@@ -63,6 +63,11 @@ type rootLoop[T, U any] struct {
 	*rootFlags
 	stopping bool  // the coordinator has cancelled (once)
 	sentLow  int64 // the failing index the last CANCELs carried (stopIfFailing)
+	// causeOnWay: under FailFast a remote batch stopped on a failure the
+	// root has not heard of yet (a canceled fault, noteRemoteFault): that
+	// rank's RESULT of the failing item follows and lowers the index, so
+	// the stop is not call-level (stopIfFailing). Coordinator only.
+	causeOnWay bool
 
 	// Progress (OnProgress): the coordinator's last report.
 	rounds       uint32 // coordinator rounds, to look at the clock every 16th
@@ -485,7 +490,7 @@ func (r *rootLoop[T, U]) stopIfFailing() {
 	low := r.c.low.load()
 	if !r.stopping {
 		r.stopping = true
-		if low == noFailure {
+		if low == noFailure && !r.causeOnWay {
 			r.c.haltAll()
 			low = haltAll
 		}
@@ -862,8 +867,8 @@ func (r *rootLoop[T, U]) onResult(from, s int, h wire.Header, payload []byte, bo
 	switch h.Status {
 	case statusUser, statusWire:
 		ok, nfailed = false, 1 // the rank reports its failure itself
-		if !r.c.collect {
-			r.noteRemoteFault(pinned, rest)
+		if !r.c.collect && r.noteRemoteFault(pinned, rest) {
+			r.causeOnWay = true
 		}
 	case statusOK:
 		if !failed || r.c.collect {
@@ -912,11 +917,15 @@ func (r *rootLoop[T, U]) onResult(from, s int, h wire.Header, payload []byte, bo
 // fault's index, the failing item or, for a fault of the whole frame, the
 // batch's first index (or less), which is the key the sending rank
 // reports. A fault of kind KindCanceled is a consequence of the stop, not
-// a failure, and lowers nothing. A fault that does not decode, or names
-// an index past the batch, is noted at the batch's last index, which is
-// no lower than the key its rank reports (a fault of the batch lies in
-// it), so no item that could still win is skipped.
-func (r *rootLoop[T, U]) noteRemoteFault(pinned sched.Batch, rest []byte) {
+// a failure, and lowers nothing; canceled reports it. Such a batch may
+// reach the root before the failure that stopped it, when both are that
+// rank's: its slots' RESULTs leave in the order the slots finish, and a
+// slot stops before its next item as soon as another slot's item failed.
+// A fault that does not decode, or names an index past the batch, is
+// noted at the batch's last index, which is no lower than the key its
+// rank reports (a fault of the batch lies in it), so no item that could
+// still win is skipped.
+func (r *rootLoop[T, U]) noteRemoteFault(pinned sched.Batch, rest []byte) (canceled bool) {
 	last := int64(pinned.End() - 1)
 	f, err := wire.DecodeValue[wireFault](rest)
 	switch {
@@ -924,7 +933,10 @@ func (r *rootLoop[T, U]) noteRemoteFault(pinned sched.Batch, rest []byte) {
 		r.c.failAt(last)
 	case f.Kind != uint8(KindCanceled):
 		r.c.failAt(min(max(f.Index, 0), last))
+	default:
+		return true
 	}
+	return false
 }
 
 // clampTiming is the Timing of a RESULT that took rt ns from its TASK's

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -293,4 +294,91 @@ func TestPmapAutoModeUsesEveryWorker(t *testing.T) {
 		t.Errorf("Auto against Outer: %v, want ErrOptionsDiffer naming the modes", err)
 	}
 	e.checkReusable("Auto against Outer")
+}
+
+// causeError is the error of an item whose Error method (which the engine
+// calls after noting the failing index and before sending the RESULT)
+// first waits, once, until its rank has started sending one more RESULT
+// than when the call began: the schedule of TestPmapStopCauseOnWay.
+type causeError struct {
+	once  sync.Once
+	began *atomic.Bool
+	base  int64
+	late  *atomic.Bool
+}
+
+func (c *causeError) Error() string {
+	c.once.Do(func() {
+		c.began.Store(true)
+		for deadline := time.Now().Add(gateWait); debugSent.Load() < c.base+1; time.Sleep(100 * time.Microsecond) {
+			if time.Now().After(deadline) {
+				c.late.Store(true)
+				return
+			}
+		}
+	})
+	return "item 2 failed"
+}
+
+// TestPmapStopCauseOnWay: under FailFast a remote batch that stopped on a
+// failure of its own rank can reach the root before that failure's RESULT
+// (a rank's slots send in the order they finish); the root must not take
+// it for a call-level stop, which would stop the batches that still hold
+// a lower failure. Forced by events, 2 ranks, batch 2: the root's one slot
+// takes [0 1] before the first deal, rank 1's two slots get [2 3] and
+// [4 5]. Item 2 fails with a causeError, which holds its RESULT until
+// rank 1 has sent the RESULT of [4 5]; item 4 waits until that hold
+// began, so its batch stops before item 5 (above the failing index) and
+// its canceled RESULT reaches the root first. The root's item 0 waits
+// until the call's context ends (the root has heard of the stop); then
+// item 1 must still run, and its failure, the lowest failing index, wins
+// on every rank.
+func TestPmapStopCauseOnWay(t *testing.T) {
+	if !mpitest.Child() {
+		pmapJob(t, "TestPmapStopCauseOnWay", 2)
+		return
+	}
+	needTrace(t) // debugSent counts in hataoridebug builds only
+	e := newRankEnv(t)
+	d := e.dom // rank 1: two slots
+	if e.rank == 0 {
+		d1, err := NewDomain(DomainConfig{Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d1.Close()
+		d = d1
+	}
+	var began, late atomic.Bool
+	errItem2 := &causeError{began: &began, base: debugSent.Load(), late: &late}
+	_, err := PmapContext(context.Background(), e.world, d, Options{BatchSize: 2, Mode: Outer}, e.items(6), func(ctx context.Context, x int) (int, error) {
+		switch x {
+		case 0:
+			select {
+			case <-ctx.Done():
+			case <-time.After(gateWait):
+				late.Store(true)
+			}
+		case 1:
+			return 0, errors.New("item 1 failed")
+		case 2:
+			return 0, errItem2
+		case 4:
+			for deadline := time.Now().Add(gateWait); !began.Load(); time.Sleep(100 * time.Microsecond) {
+				if time.Now().After(deadline) {
+					late.Store(true)
+					break
+				}
+			}
+		}
+		return x, nil
+	})
+	if late.Load() {
+		t.Errorf("rank %d: an event of the forced schedule never came (after %v)", e.rank, gateWait)
+	}
+	pe := e.sameError("cause on its way", err, KindUser)
+	if pe.Index != 1 || pe.Rank != 0 {
+		t.Errorf("rank %d: error %v, want the failure of item 1 on rank 0 (the root stopped every batch when a batch stopped by item 2 reached it first)", e.rank, err)
+	}
+	e.checkReusable("cause on its way")
 }
