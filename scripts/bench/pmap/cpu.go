@@ -226,6 +226,11 @@ func cpuBound(e *env, w cpuWork) error {
 					func(x int, eng *cpuEngine) (uint64, error) { eng.items++; return item(g, x), nil })
 			}})
 	}
+	if slices.Contains(strings.Split(only, ","), "static") {
+		configs = append(configs, &cpuConfig{name: "static", call: func(_ hataori.Maybe[[]int], st *hataori.CallStats, g *gomaxprocsSeen) ([]uint64, error) {
+			return staticSplit(e, w.items, st, func(x int) uint64 { return item(g, x) })
+		}})
+	}
 	if only != "" {
 		configs = slices.DeleteFunc(configs, func(c *cpuConfig) bool {
 			return !slices.Contains(strings.Split(only, ","), c.name)
@@ -407,3 +412,32 @@ func met(ok bool) string {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// staticSplit is the "static" configuration of the cpu case, a bound for
+// any dealing rather than a way to run Pmap: every rank runs its
+// contiguous share of the n items in a plain loop on one goroutine and the
+// root gathers the results (no hand-off, no message per batch). It fills
+// st with one batch per rank, so that the figures print as for a call.
+func staticSplit(e *env, n int, st *hataori.CallStats, item func(int) uint64) ([]uint64, error) {
+	share := func(r int) (lo, hi int) { return r * n / e.size, (r + 1) * n / e.size }
+	lo, hi := share(e.rank)
+	part := make([]uint64, hi-lo)
+	for i := range part {
+		part[i] = item(lo + i)
+	}
+	all, err := hataori.Gather(ctx, e.world, 0, part)
+	if err != nil {
+		return nil, err
+	}
+	st.Items, st.Sizes = make([][]int64, e.size), make([][]hataori.BatchSizes, e.size)
+	var out []uint64
+	for r := range e.size {
+		lo, hi := share(r)
+		st.Items[r] = []int64{int64(hi - lo)}
+		st.Sizes[r] = []hataori.BatchSizes{{Batches: 1, Min: hi - lo, Median: hi - lo, Max: hi - lo}}
+	}
+	for _, p := range all {
+		out = append(out, p...)
+	}
+	return out, nil
+}
