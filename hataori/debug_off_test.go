@@ -2,7 +2,11 @@
 
 package hataori
 
-import "github.com/hataori/hataori-go/internal/sched"
+import (
+	"sync/atomic"
+
+	"github.com/hataori/hataori-go/internal/sched"
+)
 
 // pmapRootStats is never called without the hataoridebug tag; tests that
 // set it check what it reports only when traceOn.
@@ -11,3 +15,7 @@ var pmapRootStats func(sched.Stats)
 // debugTasksSent is 0 without the hataoridebug tag, which alone counts the
 // root's TASKs.
 func debugTasksSent() int64 { return 0 }
+
+// debugSent never counts without the hataoridebug tag (the test that
+// reads it, TestPmapStopCauseOnWay, skips there).
+var debugSent atomic.Int64
