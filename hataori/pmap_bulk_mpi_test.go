@@ -30,14 +30,27 @@ func bulkBytes(i int) []byte {
 	return b
 }
 
-// bulkFloats is item i's []float64 result: an odd length, 8×length bytes
-// at least resultSegMin for most items.
+// bulkFloats is item i's []float64 result: an odd length, 32 to 126 KiB
+// (at least resultSegMin: a segment each). Results above 1 MiB are
+// bulkBytes'; these stay small because under -race every element costs,
+// and the 4-rank MPICH jobs on 2 cores spent most of their time limit on
+// megabyte results here.
 func bulkFloats(i int) []float64 {
-	v := make([]float64, 4096+i%5*30001+1)
+	v := make([]float64, 4096+i%5*3001+1)
 	for j := range v {
 		v[j] = float64(i)*1e6 + float64(j)
 	}
 	return v
+}
+
+// sameFloats reports whether a and b hold the same bits (bulkFloats has
+// no NaN, so this is slices.Equal), comparing their bytes at once (an
+// element loop is slow under -race).
+func sameFloats(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	return len(a) == 0 || bytes.Equal(unsafe.Slice((*byte)(unsafe.Pointer(&a[0])), 8*len(a)), unsafe.Slice((*byte)(unsafe.Pointer(&b[0])), 8*len(b)))
 }
 
 // nestedBulk is a result with Bulk fields, large and small, among other fields.
@@ -88,7 +101,7 @@ func TestPmapBulkResultsExact(t *testing.T) {
 				t.Errorf("%s: rank 1 ran no item: %v", what, st.Items)
 			}
 			fs, err := Pmap(ctx, e.world, m.d, opts, e.items(n), func(i int) ([]float64, error) { return bulkFloats(i), nil })
-			e.checkBulk(what+" []float64", err, fs, n, func(i int, v []float64) bool { return slices.Equal(v, bulkFloats(i)) })
+			e.checkBulk(what+" []float64", err, fs, n, func(i int, v []float64) bool { return sameFloats(v, bulkFloats(i)) })
 			ns, err := Pmap(ctx, e.world, m.d, opts, e.items(n), func(i int) (nestedBulk, error) { return nestedOf(i), nil })
 			e.checkBulk(what+" nested", err, ns, n, func(i int, v nestedBulk) bool {
 				w := nestedOf(i)
@@ -163,7 +176,7 @@ func (e *rankEnv) collectAllBulk(ctx context.Context, m execMode) {
 		switch {
 		case i%7 == 2:
 			want = append(want, i)
-		case !slices.Equal(out[i], bulkFloats(i)):
+		case !sameFloats(out[i], bulkFloats(i)):
 			e.t.Errorf("%s CollectAll: result %d differs", m.name, i)
 		}
 	}
@@ -197,14 +210,15 @@ func TestPmapStreamReuseBuffers(t *testing.T) {
 			seen := map[uintptr]int{}
 			var bad []int
 			sink := func(i int, v []float64) error {
-				if !slices.Equal(v, bulkFloats(i)) {
+				want := bulkFloats(i)
+				if !sameFloats(v, want) {
 					bad = append(bad, i)
 					return nil
 				}
 				if i%5 == 0 {
 					time.Sleep(2 * time.Millisecond) // more results arrive meanwhile
 				}
-				if !slices.Equal(v, bulkFloats(i)) {
+				if !sameFloats(v, want) {
 					bad = append(bad, -i-1) // overwritten while the sink held it
 				}
 				seen[uintptr(unsafe.Pointer(&v[0]))]++
@@ -255,7 +269,7 @@ func (e *rankEnv) keepValues(ctx context.Context, m execMode, f func(context.Con
 	for what, vals := range map[string][][]float64{"stream without ReuseBuffers": kept, "Pmap with ReuseBuffers": out} {
 		arrays := map[uintptr]bool{}
 		for i, v := range vals {
-			if !slices.Equal(v, bulkFloats(i)) {
+			if !sameFloats(v, bulkFloats(i)) {
 				e.t.Errorf("%s %s: value %d changed after the sink returned", m.name, what, i)
 			}
 			arrays[uintptr(unsafe.Pointer(&v[0]))] = true
