@@ -255,7 +255,7 @@ func testSplitFrames(t *testing.T, k *coll.Coll) {
 		t.Fatal(err)
 	}
 	badVersion := append([]byte(nil), head...)
-	badVersion[0] = 7
+	badVersion[0] = wire.Version + 1
 	badLen := append([]byte(nil), head...)
 	badLen[16]++
 	bad := []struct {

@@ -11,6 +11,7 @@ import "github.com/hataori/hataori-go/internal/sched"
 const traceOn = false
 
 func debugTaskSent()              {}
+func debugPlaced(int)             {}
 func debugResultReceived()        {}
 func debugResultSent()            {}
 func debugPrefetched(int)         {}

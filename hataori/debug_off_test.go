@@ -19,3 +19,7 @@ func debugTasksSent() int64 { return 0 }
 // debugSent never counts without the hataoridebug tag (the test that
 // reads it, TestPmapStopCauseOnWay, skips there).
 var debugSent atomic.Int64
+
+// debugPlacedCount is -1 without the hataoridebug tag: placed segments
+// are counted only with it.
+func debugPlacedCount() int64 { return -1 }

@@ -22,9 +22,15 @@ var (
 	debugSent    atomic.Int64 // RESULTs another rank started sending to the root
 )
 
-func debugTaskSent()       { debugTasks.Add(1) }
-func debugResultReceived() { debugResults.Add(1) }
-func debugResultSent()     { debugSent.Add(1) }
+// debugPlacedSegs counts the segments other ranks placed in the root's
+// grants (pmap_place.go).
+var debugPlacedSegs atomic.Int64
+
+func debugPlaced(n int)       { debugPlacedSegs.Add(int64(n)) }
+func debugPlacedCount() int64 { return debugPlacedSegs.Load() }
+func debugTaskSent()          { debugTasks.Add(1) }
+func debugResultReceived()    { debugResults.Add(1) }
+func debugResultSent()        { debugSent.Add(1) }
 
 // Waits on a rank with one CPU (docs/ARCHITECTURE.md, "Waiting on a
 // shared core"): the root coordinator's sleeps timed by a due RESULT, and

@@ -21,6 +21,8 @@ import (
 //	TASK    Count raw little-endian int64 input indices, then Count items
 //	        (wire.EncodeItems); BatchID is the batch id; Status holds the
 //	        taskStats and taskSpans flags (what the root wants measured)
+//	        and taskGrants: then the payload ends with a grant table
+//	        (grantTail, pmap_place.go; wire version 7)
 //	RESULT  Count raw indices echoed from the TASK, then for statusOK the
 //	        Count results (wire.EncodeItems), for statusUser/statusWire one
 //	        wireFault (wire.EncodeValue), for statusPartial (CollectAll)
@@ -29,7 +31,8 @@ import (
 //	        items, in index order; every RESULT ends with a 16-byte
 //	        trailer (resultTrailer): the batch's compute time and the
 //	        TASK's queue wait on that rank, raw little-endian int64 ns
-//	        (wire version 5; version 6: segmented RESULTs, resultSegmented)
+//	        (wire version 5; version 6: segmented RESULTs, resultSegmented;
+//	        version 7: segments placed in the TASK's grants, placedBit)
 //	STOP    8 raw bytes: the input length N (call-level error keys need it)
 //	DRAIN   the rank's statistics: raw little-endian int64s (drainStats)
 //	CANCEL  8 raw bytes, a little-endian int64: the lowest failing index
@@ -235,11 +238,13 @@ func segmentedFrame(buf []byte, segs []wire.Segment, h wire.Header, count int) (
 }
 
 // segmentTable reads the table at the front of a segmented RESULT's
-// payload: the segments' offsets in the rest (ascending, within it) and
-// sizes (their sum within wire.PayloadLimit), and that rest.
-func segmentTable(payload []byte) (offs, lens []int, rest []byte, err error) {
-	bad := func(f string, a ...any) ([]int, []int, []byte, error) {
-		return nil, nil, nil, &wire.Error{Kind: wire.ErrDecode, Detail: "segmented RESULT: " + fmt.Sprintf(f, a...)}
+// payload: the segments' offsets in the rest (ascending, within it), sizes
+// (their sum within wire.PayloadLimit) and, for each, the grant the
+// sending rank placed it in (placedBit; -1: it follows as a message), and
+// that rest.
+func segmentTable(payload []byte) (offs, lens, placed []int, rest []byte, err error) {
+	bad := func(f string, a ...any) ([]int, []int, []int, []byte, error) {
+		return nil, nil, nil, nil, &wire.Error{Kind: wire.ErrDecode, Detail: "segmented RESULT: " + fmt.Sprintf(f, a...)}
 	}
 	if len(payload) < 8 {
 		return bad("no segment count in %d bytes", len(payload))
@@ -249,11 +254,16 @@ func segmentTable(payload []byte) (offs, lens []int, rest []byte, err error) {
 		return bad("%d segments in a %d-byte payload", n, len(payload))
 	}
 	rest = payload[8+16*n:]
-	offs, lens = make([]int, n), make([]int, n)
+	offs, lens, placed = make([]int, n), make([]int, n), make([]int, n)
 	total, last := int64(0), uint64(0)
 	for i := range offs {
 		p := payload[8+16*i:]
 		off, ln := binary.LittleEndian.Uint64(p), binary.LittleEndian.Uint64(p[8:])
+		placed[i] = -1
+		if ln&placedBit != 0 {
+			placed[i] = int(ln &^ placedBit >> placedShift)
+			ln &= placedLen
+		}
 		if off < last || off > uint64(len(rest)) || ln == 0 || ln > uint64(wire.PayloadLimit()) {
 			return bad("segment %d at %d of %d bytes", i, off, ln)
 		}
@@ -262,7 +272,7 @@ func segmentTable(payload []byte) (offs, lens []int, rest []byte, err error) {
 		}
 		offs[i], lens[i], last = int(off), int(ln), off
 	}
-	return offs, lens, rest, nil
+	return offs, lens, placed, rest, nil
 }
 
 // faultFrame builds a failed RESULT echoing indices. It cannot fail: a
@@ -523,12 +533,23 @@ func (r *rootLoop[T, U]) reuseTask(buf []byte) {
 
 // resultBodies is what the root received apart from a segmented RESULT's
 // head: the segments, as the decoder takes them (wire.DecodeItemsSegments;
-// none when they were received into the payload itself), and every buffer
+// none when they were received into the payload itself), every buffer
 // received into (the results alias them: a stream with ReuseBuffers reuses
-// them once its sink has had the batch).
+// them once its sink has had the batch), and how many segments the sending
+// rank placed in the root's grants.
 type resultBodies struct {
-	segs []wire.Segment
-	bufs [][]byte
+	segs   []wire.Segment
+	bufs   [][]byte
+	placed int
+}
+
+// lens is the segments' sizes.
+func (b resultBodies) lens() []int {
+	out := make([]int, len(b.segs))
+	for i, sg := range b.segs {
+		out[i] = len(sg.Data)
+	}
+	return out
 }
 
 // apart is the bytes received in segments apart from the payload.
@@ -557,19 +578,31 @@ func (b resultBodies) from(payload, sub []byte) []wire.Segment {
 // recvSegments receives the segments of a segmented RESULT from rank from,
 // whose head's payload is payload, and returns the RESULT's usual payload
 // (without the table). When U takes the bulk path each segment goes into a
-// buffer of its own from alloc, which its result will alias; otherwise the
-// payload is rebuilt in one buffer from alloc with each segment received
-// into place. A table that does not parse aborts the job (its segments
-// cannot be told apart from later messages); a segment of the wrong size
-// is a *wire.Error once every segment has been received.
-func recvSegments[U any](k *coll.Coll, from int, payload []byte, alloc func(int) []byte) ([]byte, resultBodies, error) {
-	offs, lens, rest, err := segmentTable(payload)
+// buffer of its own from alloc, which its result will alias, or is the
+// grant the rank placed it in (grants: those of the RESULT's TASK);
+// otherwise the payload is rebuilt in one buffer from alloc with each
+// segment received (or copied from its grant) into place. A table that
+// does not parse, or names a grant the TASK did not carry, aborts the job
+// (its segments cannot be told apart from later messages); a segment of
+// the wrong size is a *wire.Error once every segment has been received.
+func recvSegments[U any](k *coll.Coll, from int, payload []byte, alloc func(int) []byte, grants [][]byte) ([]byte, resultBodies, error) {
+	offs, lens, placed, rest, err := segmentTable(payload)
 	if err != nil {
 		k.AbortProtocol(fmt.Sprintf("RESULT from rank %d: %v", from, err))
 	}
+	for i, g := range placed {
+		if g >= 0 && (g >= len(grants) || lens[i] > len(grants[g])) {
+			k.AbortProtocol(fmt.Sprintf("RESULT from rank %d: segment %d of %d bytes placed in grant %d of %d", from, i, lens[i], g, len(grants)))
+		}
+	}
 	var bodies resultBodies
 	var first error
-	recv := func(buf []byte) {
+	recv := func(i int, buf []byte) {
+		if g := placed[i]; g >= 0 {
+			bodies.placed++
+			copy(buf, grants[g])
+			return
+		}
 		if err := k.RecvBody(from, tagPmap+1, buf); err != nil {
 			var we *wire.Error
 			if !errors.As(err, &we) {
@@ -580,8 +613,14 @@ func recvSegments[U any](k *coll.Coll, from int, payload []byte, alloc func(int)
 	}
 	if wire.BulkPath[U]() {
 		for i, n := range lens {
-			buf := alloc(n)
-			recv(buf)
+			var buf []byte
+			if g := placed[i]; g >= 0 {
+				buf = grants[g][:n:n]
+				bodies.placed++
+			} else {
+				buf = alloc(n)
+				recv(i, buf)
+			}
 			bodies.segs = append(bodies.segs, wire.Segment{Off: offs[i], Data: buf})
 			bodies.bufs = append(bodies.bufs, buf)
 		}
@@ -596,7 +635,7 @@ func recvSegments[U any](k *coll.Coll, from int, payload []byte, alloc func(int)
 	for i, n := range lens {
 		at += copy(full[at:], rest[prev:offs[i]])
 		prev = offs[i]
-		recv(full[at : at+n])
+		recv(i, full[at:at+n])
 		at += n
 	}
 	copy(full[at:], rest[prev:])

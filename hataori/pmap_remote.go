@@ -52,7 +52,8 @@ type remoteLoop[T, U any] struct {
 	firstCanceled *remoteFault // FailFast: the first item that failed with the call's cancellation
 	scratch       []byte       // the last RESULT's memory (inline mode)
 	meters        []slotMeter
-	sending       coll.Outbox // RESULTs and READYs whose nonblocking send has not completed
+	sending       coll.Outbox  // RESULTs and READYs whose nonblocking send has not completed
+	placer        remotePlacer // writes bulk results into the root's grants (pmap_place.go)
 }
 
 // remoteJob is one TASK for a logical slot; payload is owned by the job.
@@ -491,7 +492,15 @@ func (r *remoteLoop[T, U]) runTask(s int, j remoteJob, scratch []byte) (res slot
 // caller (runTask) times it: the RESULT's trailer and the slot's meters.
 func (r *remoteLoop[T, U]) evalTask(s int, j remoteJob, scratch []byte) (res slotResult, ok bool) {
 	res.slot = j.slot
-	indices, rest, err := splitIndices(j.h, j.payload)
+	payload := j.payload
+	var grants grantTail
+	if j.h.Status&taskGrants != 0 {
+		var err error
+		if grants, payload, err = splitGrants(payload); err != nil {
+			return r.frameFault(res, j, nil, r.firstKey(j), "decoding the TASK", err)
+		}
+	}
+	indices, rest, err := splitIndices(j.h, payload)
 	if err != nil || len(indices) == 0 {
 		if err == nil {
 			err = &wire.Error{Kind: wire.ErrCount, Detail: "TASK without items"}
@@ -513,7 +522,7 @@ func (r *remoteLoop[T, U]) evalTask(s int, j remoteJob, scratch []byte) (res slo
 	if r.c.collect {
 		return r.encodeAll(res, j, indices, o, out, scratch)
 	}
-	return r.encodeFirst(res, j, indices, o, out, scratch)
+	return r.encodeFirst(res, j, indices, o, out, scratch, grants)
 }
 
 // firstKey is the error key of TASK j whose indices cannot be read: its
@@ -616,8 +625,10 @@ func userFault(rank int, index int64, f itemFault) remoteFault {
 }
 
 // encodeFirst builds the RESULT of TASK j outside CollectAll: the first
-// failed item's fault, or else the results out.
-func (r *remoteLoop[T, U]) encodeFirst(res slotResult, j remoteJob, indices []int64, o batchOutcome, out []U, scratch []byte) (slotResult, bool) {
+// failed item's fault, or else the results out, whose bulk segments that
+// fit the TASK's grants (if any) it writes into the root's memory
+// (remotePlacer.place) instead of sending them.
+func (r *remoteLoop[T, U]) encodeFirst(res slotResult, j remoteJob, indices []int64, o batchOutcome, out []U, scratch []byte, grants grantTail) (slotResult, bool) {
 	if f := o.first(); f != nil {
 		i := indices[f.pos]
 		rf := userFault(r.k.Rank, i, *f)
@@ -632,6 +643,9 @@ func (r *remoteLoop[T, U]) encodeFirst(res slotResult, j remoteJob, indices []in
 		return r.wireItemFault(res, j, indices, pos, "encoding the result of item", err)
 	}
 	res.frame, res.bodies = withSlot(buf, j.slot), bodies
+	if grants.addrs != nil {
+		res.bodies = r.placer.place(grants, res.frame, bodies)
+	}
 	return res, true
 }
 

@@ -51,6 +51,7 @@ type rootLoop[T, U any] struct {
 	taskSends coll.Outbox // TASKs on their way out (sendTask, reapTasks)
 	taskFree  [][]byte    // memory of TASKs whose sends have completed
 	taskFlags uint8       // what the other ranks measure (taskStats, taskSpans)
+	place     *rootPlacer // grants for sender-side placement of bulk results (pmap_place.go)
 
 	// Automatic prefetch (holdReady; coordinator only, holdable fixed).
 	holdable     bool   // automatic sizes without Options.Prefetch: prefetch slots wait for the measurements
@@ -151,6 +152,7 @@ func runRoot[T, U any](c *call[T, U], slots []int, pending []pendingReady, start
 		ss = r.startStream(c.stream, cfg.Window)
 		r.store = ss
 	}
+	r.place = newRootPlacer[U](k.Size, ss == nil || ss.pool == nil)
 	for _, p := range pending {
 		r.prefetchSlot[p.rank] = p.prefetchSlot
 	}
@@ -563,9 +565,15 @@ func (r *rootLoop[T, U]) pollRemote() bool {
 	}
 	h, payload, from, err := r.k.RecvFrameTail(src, tagPmap, resultTrailer) // placed for a RESULT's results
 	var bodies resultBodies
-	if err == nil && h.Kind == wire.KindResult && h.Status&resultSegmented != 0 {
-		h.Status &^= resultSegmented
-		payload, bodies, err = recvSegments[U](r.k, from, payload, r.bodyAlloc())
+	if err == nil && h.Kind == wire.KindResult {
+		grants := r.place.take(from, h.BatchID)
+		unplaceable := h.Status&resultUnplaceable != 0
+		h.Status &^= resultUnplaceable
+		if h.Status&resultSegmented != 0 {
+			h.Status &^= resultSegmented
+			payload, bodies, err = recvSegments[U](r.k, from, payload, r.bodyAlloc(), grants)
+		}
+		r.place.learn(from, bodies.lens(), bodies.placed, unplaceable)
 	}
 	if from >= 0 && from < r.k.Size {
 		r.recv[from] += int64(wire.HeaderSize + len(payload) + bodies.apart())
@@ -713,7 +721,10 @@ func (r *rootLoop[T, U]) onReady(from, s int, status uint8) {
 		}
 		buf, err := taskFrame(r.taskBuf, b.ID, b.Start, r.store.items(b))
 		if err == nil {
-			buf[2] = r.taskFlags               // the header's Status byte
+			buf[2] = r.taskFlags // the header's Status byte
+			if t, ok := r.place.grant(from, b.ID, b.Count); ok {
+				buf = appendGrants(buf, t)
+			}
 			r.sendTask(from, withSlot(buf, s)) // nonblocking: buf is the send's until reapTasks
 			exec := r.sch.SlotCount(from)
 			if r.prefetchSlot[from] {

@@ -1,0 +1,78 @@
+package hataori
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"hash/fnv"
+	"os"
+	"strings"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// hostKey identifies this process's host for sender-side placement
+// (pmap_place.go): a hash of the kernel's boot id and this process's PID
+// and network namespaces, so that processes in different namespaces (the
+// hosts of scripts/multihost.sh) or on different machines differ. 0 when
+// any of them cannot be read (no placement).
+var hostKey = sync.OnceValue(func() uint64 {
+	boot, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil {
+		return 0
+	}
+	h := fnv.New64a()
+	h.Write([]byte(strings.TrimSpace(string(boot))))
+	for _, ns := range []string{"/proc/self/ns/pid", "/proc/self/ns/net"} {
+		l, err := os.Readlink(ns)
+		if err != nil {
+			return 0
+		}
+		h.Write([]byte{0})
+		h.Write([]byte(l))
+	}
+	return max(h.Sum64(), 1)
+})
+
+// randomNonce returns 8 random bytes as a uint64.
+func randomNonce() uint64 {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // never fails on Linux
+	return binary.LittleEndian.Uint64(b[:])
+}
+
+// writeTo copies data to addr in process pid's memory
+// (process_vm_writev), all of it or an error.
+func writeTo(pid int, addr uintptr, data []byte) error {
+	for len(data) > 0 {
+		local := []unix.Iovec{{Base: &data[0]}}
+		local[0].SetLen(len(data))
+		n, err := unix.ProcessVMWritev(pid, local, []unix.RemoteIovec{{Base: addr, Len: len(data)}}, 0)
+		if err != nil {
+			return err
+		}
+		if n <= 0 {
+			return unix.EFAULT
+		}
+		data, addr = data[n:], addr+uintptr(n)
+	}
+	return nil
+}
+
+// readFrom copies len(buf) bytes at addr in process pid's memory into buf
+// (process_vm_readv), all of them or an error.
+func readFrom(pid int, addr uintptr, buf []byte) error {
+	for len(buf) > 0 {
+		local := []unix.Iovec{{Base: &buf[0]}}
+		local[0].SetLen(len(buf))
+		n, err := unix.ProcessVMReadv(pid, local, []unix.RemoteIovec{{Base: addr, Len: len(buf)}}, 0)
+		if err != nil {
+			return err
+		}
+		if n <= 0 {
+			return unix.EFAULT
+		}
+		buf, addr = buf[n:], addr+uintptr(n)
+	}
+	return nil
+}
