@@ -76,3 +76,14 @@ func readFrom(pid int, addr uintptr, buf []byte) error {
 	}
 	return nil
 }
+
+// cpuClocks reads the monotonic clock and the CPU time of this process
+// and of the calling thread, in ns.
+func cpuClocks() (now, proc, thread int64, ok bool) {
+	var a, b, c unix.Timespec
+	if unix.ClockGettime(unix.CLOCK_MONOTONIC, &a) != nil || unix.ClockGettime(unix.CLOCK_PROCESS_CPUTIME_ID, &b) != nil ||
+		unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &c) != nil {
+		return 0, 0, 0, false
+	}
+	return a.Nano(), b.Nano(), c.Nano(), true
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/hataori/hataori-go/hataori/internal/wire"
@@ -15,7 +16,8 @@ import (
 // faults of that memory (docs/PERFORMANCE.md, "Pmap: large results"),
 // whichever MPI protocol moves it. When the result type takes the bulk
 // path (wire.BulkPath: a []byte, a numeric slice or a Bulk) and a remote
-// rank runs on the root's host, the root allocates the memory of the
+// rank runs on the root's host and the root's own slots are computing
+// (rootPlacer.slotsBusy), the root allocates the memory of the
 // results it expects with the TASK (grants: one buffer per item, of the
 // size that rank's results had so far) and the remote rank writes each
 // result's data straight into its grant (process_vm_writev) before it
@@ -119,6 +121,14 @@ type rootPlacer struct {
 	size  []int  // per rank: the grant size (its last RESULT's largest segment; 0: none yet)
 	off   []bool // per rank: it did not place into its grants, grant no more
 	live  map[grantKey][][]byte
+	// Whether the root's slots compute (slotsBusy): placement moves the
+	// copy to the sender's core, which pays only when the root's own
+	// items keep its cores busy; with the root's slots idle (or asleep)
+	// the coordinator's receive costs nothing the call waits for, and
+	// the sender's core is better spent computing.
+	inline         bool  // the coordinator runs the root's only slot itself
+	at, proc, thrd int64 // the last sample: monotonic, process and coordinator thread CPU ns
+	busy           bool
 }
 
 type grantKey struct {
@@ -129,8 +139,8 @@ type grantKey struct {
 // newRootPlacer says whether a call of result type U may place (its
 // results take the bulk path, fresh memory receives them, the host has a
 // key, placement is not turned off).
-func newRootPlacer[U any](ranks int, fresh bool) *rootPlacer {
-	p := &rootPlacer{}
+func newRootPlacer[U any](ranks int, fresh, inline bool) *rootPlacer {
+	p := &rootPlacer{inline: inline}
 	if ranks < 2 || !fresh || !wire.BulkPath[U]() || os.Getenv("HATAORI_SENDER_COPY") == "0" {
 		return p
 	}
@@ -142,13 +152,45 @@ func newRootPlacer[U any](ranks int, fresh bool) *rootPlacer {
 	binary.LittleEndian.PutUint64(p.nonce, randomNonce())
 	p.size, p.off = make([]int, ranks), make([]bool, ranks)
 	p.live = make(map[grantKey][][]byte)
+	p.slotsBusy()
 	return p
+}
+
+// placeForceBusy makes slotsBusy report true (tests that need grants
+// whatever the schedule).
+var placeForceBusy bool
+
+// placeWindow is the least time between two samples of slotsBusy.
+const placeWindow = 2 * time.Millisecond
+
+// slotsBusy reports whether the root's slots kept at least half a CPU
+// busy over the last window of at least placeWindow: the process's CPU
+// time less the coordinator thread's (the caller's, locked to its thread
+// for the call). With an inline slot the coordinator computes the items
+// itself, so it always counts as busy. False before the first window.
+// Costs three clock reads per window.
+func (p *rootPlacer) slotsBusy() bool {
+	if p.inline || placeForceBusy {
+		return true
+	}
+	now, proc, thrd, ok := cpuClocks()
+	if !ok {
+		return false
+	}
+	if p.at != 0 && now-p.at < int64(placeWindow) {
+		return p.busy
+	}
+	if p.at != 0 {
+		p.busy = 2*((proc-p.proc)-(thrd-p.thrd)) >= now-p.at
+	}
+	p.at, p.proc, p.thrd = now, proc, thrd
+	return p.busy
 }
 
 // grant allocates the grants of TASK id of count items to rank to, if it
 // should get any.
 func (p *rootPlacer) grant(to int, id int64, count int) (grantTail, bool) {
-	if !p.on || p.off[to] || p.size[to] == 0 {
+	if !p.on || p.off[to] || p.size[to] == 0 || !p.slotsBusy() {
 		return grantTail{}, false
 	}
 	s := p.size[to]

@@ -152,7 +152,7 @@ func runRoot[T, U any](c *call[T, U], slots []int, pending []pendingReady, start
 		ss = r.startStream(c.stream, cfg.Window)
 		r.store = ss
 	}
-	r.place = newRootPlacer[U](k.Size, ss == nil || ss.pool == nil)
+	r.place = newRootPlacer[U](k.Size, ss == nil || ss.pool == nil, c.inline)
 	for _, p := range pending {
 		r.prefetchSlot[p.rank] = p.prefetchSlot
 	}

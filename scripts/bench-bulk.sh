@@ -13,7 +13,8 @@
 #            bandwidth (scripts/bench/pingpong.c, the MPI's own compiler),
 #            C and Go launches alternating. Aim: ReuseBuffers >= 0.5 of C.
 #   scale    1,000 results of 512 KiB (fresh, filled by the callback), zero
-#            Options, on 1 and 2 ranks (alternating launches). Aim: 2 ranks
+#            Options, on 1 and 2 ranks, and on 2 with HATAORI_SENDER_COPY=0
+#            (every result through MPI; alternating launches). Aim: 2 ranks
 #            faster than 1.
 #   payload  Pmap's remote 1 MiB results against raw MPI into fresh memory
 #            (scripts/bench-pmap.sh's payload case: its own 7 interleaved
@@ -60,10 +61,11 @@ for m in $mpis; do
 			echo "  round $r remote: C $(tail -1 "$d/c") MB/s; $(awk '{ printf "%s %s  ", $2, $3 }' "$d/out")$(grep -o 'items=.*' "$d/out" | head -1)"
 		fi
 		if has scale; then
-			for n in 1 2; do
-				launch "$n" "$tmp/bulk" -case scale -rounds 3 >"$d/out"
-				field ms <"$d/out" >>"$d/scale-$n"
-				echo "  round $r scale: $(cat "$d/out")"
+			for v in 1 2 2-mpi; do
+				n="${v%%-*}"
+				launch "$n" env HATAORI_SENDER_COPY="$([ "$v" = 2-mpi ] && echo 0 || echo 1)" "$tmp/bulk" -case scale -rounds 3 >"$d/out"
+				field ms <"$d/out" >>"$d/scale-$v"
+				echo "  round $r scale $v: $(cat "$d/out")"
 			done
 		fi
 		if has rss; then
@@ -87,8 +89,9 @@ for m in $mpis; do
 		done
 	fi
 	if has scale; then
-		printf '  scale 1,000 x 512 KiB: 1 rank %s ms, 2 ranks %s ms: 2/1 = %s (aim < 1)\n' "$(med "$d/scale-1")" "$(med "$d/scale-2")" \
-			"$(ratio "$(med "$d/scale-2")" "$(med "$d/scale-1")")"
+		printf '  scale 1,000 x 512 KiB: 1 rank %s ms, 2 ranks %s ms: 2/1 = %s (aim < 1); 2 ranks without sender-side placement %s ms: %s\n' \
+			"$(med "$d/scale-1")" "$(med "$d/scale-2")" "$(ratio "$(med "$d/scale-2")" "$(med "$d/scale-1")")" \
+			"$(med "$d/scale-2-mpi")" "$(ratio "$(med "$d/scale-2-mpi")" "$(med "$d/scale-1")")"
 	fi
 	if has rss; then
 		printf '  rss 3,000 x 1 MiB, Window 32: ReuseBuffers %s MB, without %s MB (aim <= 256)\n' "$(med "$d/rss-true")" "$(med "$d/rss-false")"
