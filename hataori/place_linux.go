@@ -44,35 +44,30 @@ func randomNonce() uint64 {
 // writeTo copies data to addr in process pid's memory
 // (process_vm_writev), all of it or an error.
 func writeTo(pid int, addr uintptr, data []byte) error {
-	for len(data) > 0 {
-		local := []unix.Iovec{{Base: &data[0]}}
-		local[0].SetLen(len(data))
-		n, err := unix.ProcessVMWritev(pid, local, []unix.RemoteIovec{{Base: addr, Len: len(data)}}, 0)
-		if err != nil {
-			return err
-		}
-		if n <= 0 {
-			return unix.EFAULT
-		}
-		data, addr = data[n:], addr+uintptr(n)
-	}
-	return nil
+	return vmCopy(unix.ProcessVMWritev, pid, addr, data)
 }
 
 // readFrom copies len(buf) bytes at addr in process pid's memory into buf
 // (process_vm_readv), all of them or an error.
 func readFrom(pid int, addr uintptr, buf []byte) error {
-	for len(buf) > 0 {
-		local := []unix.Iovec{{Base: &buf[0]}}
-		local[0].SetLen(len(buf))
-		n, err := unix.ProcessVMReadv(pid, local, []unix.RemoteIovec{{Base: addr, Len: len(buf)}}, 0)
+	return vmCopy(unix.ProcessVMReadv, pid, addr, buf)
+}
+
+// vmCopy moves len(local) bytes between local and addr in process pid
+// with op (process_vm_writev or readv), calling it again after a short
+// transfer.
+func vmCopy(op func(int, []unix.Iovec, []unix.RemoteIovec, uint) (int, error), pid int, addr uintptr, local []byte) error {
+	for len(local) > 0 {
+		iov := []unix.Iovec{{Base: &local[0]}}
+		iov[0].SetLen(len(local))
+		n, err := op(pid, iov, []unix.RemoteIovec{{Base: addr, Len: len(local)}}, 0)
 		if err != nil {
 			return err
 		}
 		if n <= 0 {
 			return unix.EFAULT
 		}
-		buf, addr = buf[n:], addr+uintptr(n)
+		local, addr = local[n:], addr+uintptr(n)
 	}
 	return nil
 }

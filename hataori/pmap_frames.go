@@ -543,15 +543,6 @@ type resultBodies struct {
 	placed int
 }
 
-// lens is the segments' sizes.
-func (b resultBodies) lens() []int {
-	out := make([]int, len(b.segs))
-	for i, sg := range b.segs {
-		out[i] = len(sg.Data)
-	}
-	return out
-}
-
 // apart is the bytes received in segments apart from the payload.
 func (b resultBodies) apart() int {
 	n := 0
@@ -597,9 +588,9 @@ func recvSegments[U any](k *coll.Coll, from int, payload []byte, alloc func(int)
 	}
 	var bodies resultBodies
 	var first error
+	// recv fills buf with segment i: received, or copied from its grant.
 	recv := func(i int, buf []byte) {
 		if g := placed[i]; g >= 0 {
-			bodies.placed++
 			copy(buf, grants[g])
 			return
 		}
@@ -611,12 +602,16 @@ func recvSegments[U any](k *coll.Coll, from int, payload []byte, alloc func(int)
 			first = cmp.Or(first, err)
 		}
 	}
+	for _, g := range placed {
+		if g >= 0 {
+			bodies.placed++
+		}
+	}
 	if wire.BulkPath[U]() {
 		for i, n := range lens {
 			var buf []byte
 			if g := placed[i]; g >= 0 {
-				buf = grants[g][:n:n]
-				bodies.placed++
+				buf = grants[g][:n:n] // a placed segment is its grant
 			} else {
 				buf = alloc(n)
 				recv(i, buf)

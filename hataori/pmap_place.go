@@ -116,10 +116,10 @@ func splitGrants(payload []byte) (grantTail, []byte, error) {
 // what it has learnt of each rank's results. Coordinator only.
 type rootPlacer struct {
 	on    bool
-	key   uint64
-	nonce []byte // 8 random bytes the remote ranks read back
-	size  []int  // per rank: the grant size (its last RESULT's largest segment; 0: none yet)
-	off   []bool // per rank: it did not place into its grants, grant no more
+	id    grantTail // the root's part of every grant table (pid, host key, nonce and its address)
+	nonce []byte    // 8 random bytes the remote ranks read back
+	size  []int     // per rank: the grant size (its last RESULT's largest segment; 0: none yet)
+	off   []bool    // per rank: it did not place into its grants, grant no more
 	live  map[grantKey][][]byte
 	// Whether the root's slots compute (slotsBusy): placement moves the
 	// copy to the sender's core, which pays only when the root's own
@@ -144,12 +144,14 @@ func newRootPlacer[U any](ranks int, fresh, inline bool) *rootPlacer {
 	if ranks < 2 || !fresh || !wire.BulkPath[U]() || os.Getenv("HATAORI_SENDER_COPY") == "0" {
 		return p
 	}
-	if p.key = hostKey(); p.key == 0 {
+	key := hostKey()
+	if key == 0 {
 		return p
 	}
 	p.on = true
 	p.nonce = make([]byte, 8)
 	binary.LittleEndian.PutUint64(p.nonce, randomNonce())
+	p.id = grantTail{pid: os.Getpid(), hostKey: key, nonceAddr: addrOf(p.nonce), nonce: binary.LittleEndian.Uint64(p.nonce)}
 	p.size, p.off = make([]int, ranks), make([]bool, ranks)
 	p.live = make(map[grantKey][][]byte)
 	p.slotsBusy()
@@ -196,11 +198,8 @@ func (p *rootPlacer) grant(to int, id int64, count int) (grantTail, bool) {
 	s := p.size[to]
 	g := min(count, max(1, placeBudget/s))
 	bufs := make([][]byte, g)
-	t := grantTail{
-		size: uint64(s), pid: os.Getpid(), hostKey: p.key,
-		nonceAddr: addrOf(p.nonce), nonce: binary.LittleEndian.Uint64(p.nonce),
-		addrs: make([]uint64, g),
-	}
+	t := p.id
+	t.size, t.addrs = uint64(s), make([]uint64, g)
 	for i := range bufs {
 		bufs[i] = make([]byte, s)
 		t.addrs[i] = addrOf(bufs[i])
@@ -220,20 +219,20 @@ func (p *rootPlacer) take(from int, id uint64) [][]byte {
 	return g
 }
 
-// learn notes a RESULT of rank from: the largest of its segments'
-// lengths becomes the rank's grant size, and a rank that cannot write
-// into the root (unplaceable) gets no more grants in this call.
-func (p *rootPlacer) learn(from int, lens []int, placed int, unplaceable bool) {
+// learn notes a RESULT of rank from whose segments the root received as
+// b: the largest becomes the rank's grant size, and a rank that cannot
+// write into the root (unplaceable) gets no more grants in this call.
+func (p *rootPlacer) learn(from int, b resultBodies, unplaceable bool) {
 	if !p.on || from < 0 || from >= len(p.size) {
 		return
 	}
-	debugPlaced(placed)
+	debugPlaced(b.placed)
 	if unplaceable {
 		p.off[from] = true
 	}
 	largest := 0
-	for _, n := range lens {
-		largest = max(largest, n)
+	for _, sg := range b.segs {
+		largest = max(largest, len(sg.Data))
 	}
 	if largest >= resultSegMin {
 		p.size[from] = largest

@@ -573,7 +573,7 @@ func (r *rootLoop[T, U]) pollRemote() bool {
 			h.Status &^= resultSegmented
 			payload, bodies, err = recvSegments[U](r.k, from, payload, r.bodyAlloc(), grants)
 		}
-		r.place.learn(from, bodies.lens(), bodies.placed, unplaceable)
+		r.place.learn(from, bodies, unplaceable)
 	}
 	if from >= 0 && from < r.k.Size {
 		r.recv[from] += int64(wire.HeaderSize + len(payload) + bodies.apart())
