@@ -81,6 +81,9 @@ func openCollective(c Comm) (*coll.Coll, error) {
 	if err != nil {
 		coll.AbortJob(ExitTransport, fmt.Sprintf("cannot duplicate the communicator for a collective call: %v", mpiErr(err)))
 	}
+	if k.Size > 1 {
+		sharedJob.Store(true)
+	}
 	return k, nil
 }
 

@@ -4,7 +4,9 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
+	"time"
 )
 
 // stopSignals are the signals NotifyContext listens for: os.Interrupt
@@ -69,13 +71,22 @@ func (e *SignalError) Is(target error) bool { return target == context.Canceled 
 // a program run without a launcher (signal.Notify replaces an ignored
 // disposition).
 //
-// Once ctx is done, for whatever reason, the signals are no longer
-// diverted: a second Ctrl-C then ends a program run without a launcher at
-// once, as it would without NotifyContext (launchers handle a second
-// Ctrl-C themselves: Hydra kills the ranks, mpirun exits at once). Cost:
-// one goroutine and one signal.Notify registration until ctx is done. It
-// builds on every platform; on Windows, Go delivers SIGTERM when the
-// console is closed or the user logs off.
+// Once ctx is done, the signals are no longer diverted: after the first
+// signal, a second Ctrl-C ends a program run without a launcher at once,
+// as it would without NotifyContext (launchers handle a second Ctrl-C
+// themselves: Hydra kills the ranks, mpirun exits at once); after stop
+// or the parent's end, the first signal already has its default effect.
+// One exception, in a process that has made a collective call with other
+// ranks: when ctx ended without a signal, the first signal that arrives
+// within 3 seconds (lateSignalGrace) is still absorbed. A launcher passes one
+// Ctrl-C to every rank, not at the same instant (Hydra's proxies signal
+// the ranks one by one), so a rank whose call another rank's signal has
+// already stopped may get its own copy after stop, while it writes out
+// or finalises; it would die of it, and MPI_Finalize on the other ranks
+// would fail with it. Cost: one goroutine and one signal.Notify
+// registration until ctx is done (until 3 s after it, in such a
+// process). It builds on every platform; on Windows, Go delivers
+// SIGTERM when the console is closed or the user logs off.
 func NotifyContext(parent context.Context) (ctx context.Context, stop context.CancelFunc) {
 	ctx, cancel := context.WithCancelCause(parent)
 	ch := make(chan os.Signal, 1)
@@ -85,11 +96,38 @@ func NotifyContext(parent context.Context) (ctx context.Context, stop context.Ca
 		case s := <-ch:
 			cancel(&SignalError{Signal: s})
 		case <-ctx.Done():
+			if sharedJob.Load() {
+				absorbLate(ch)
+			}
 		}
 		signal.Stop(ch)
 	}()
 	return ctx, func() {
 		cancel(context.Canceled)
-		signal.Stop(ch) // at once: a signal after stop is never swallowed
+		if !sharedJob.Load() {
+			signal.Stop(ch) // at once: a signal after stop is never swallowed
+		}
 	}
 }
+
+// lateSignalGrace is how long after its context ended without a signal
+// NotifyContext still absorbs one signal, in a process that has made a
+// collective call with other ranks (see NotifyContext). Under load,
+// Hydra's copy of a Ctrl-C reached a rank up to a second after another
+// rank's signal had stopped the call everywhere.
+const lateSignalGrace = 3 * time.Second
+
+// absorbLate waits for one signal on ch, at most lateSignalGrace.
+func absorbLate(ch <-chan os.Signal) {
+	t := time.NewTimer(lateSignalGrace)
+	defer t.Stop()
+	select {
+	case <-ch:
+	case <-t.C:
+	}
+}
+
+// sharedJob records that this process has made a collective call on a
+// communicator of more than one rank (openCollective): a launcher then
+// passes each Ctrl-C to it too.
+var sharedJob atomic.Bool

@@ -158,3 +158,60 @@ func checkSignalOutput(out mpitest.Output) error {
 	}
 	return nil
 }
+
+// lateSignalSurvived is what a non-root rank of TestPmapLateSignalAbsorbed
+// prints once it has outlived its late signal.
+const lateSignalSurvived = "late signal test: this rank outlived its late SIGINT"
+
+// TestPmapLateSignalAbsorbed forces the schedule of a Ctrl-C whose copies
+// reach the ranks at different times (Hydra's proxies signal them one by
+// one): the root's callback sends the root SIGINT, which stops the call on
+// every rank; only after the call has returned and its NotifyContext has
+// been stopped does every other rank get its SIGINT (sent to itself here,
+// as the launcher's late copy). That rank must absorb it and finalise
+// normally (NotifyContext in a process that made a collective call with
+// other ranks); before it did, the signal's default action ended the rank
+// (status 2 under Hydra, and the others' MPI_Finalize failed with it).
+func TestPmapLateSignalAbsorbed(t *testing.T) {
+	if !mpitest.Child() {
+		for _, n := range []int{2, 4} {
+			mpitest.Run(t, mpitest.Config{Ranks: n, Timeout: 60 * time.Second,
+				CheckOutput: func(out mpitest.Output) error {
+					for r := 1; r < len(out.Ranks); r++ {
+						if !slices.Contains(out.Ranks[r], lateSignalSurvived) {
+							return fmt.Errorf("rank %d did not print %q", r, lateSignalSurvived)
+						}
+					}
+					return nil
+				}})
+		}
+		return
+	}
+	e := newRankEnv(t)
+	ctx, stop := NotifyContext(context.Background())
+	var sent atomic.Bool
+	_, err := PmapContext(ctx, e.world, nil, Options{}, e.items(4*e.size), func(ctx context.Context, x int) (int, error) {
+		if e.rank == 0 && sent.CompareAndSwap(false, true) {
+			_ = syscall.Kill(os.Getpid(), syscall.SIGINT)
+		}
+		<-ctx.Done()
+		return 0, ctx.Err()
+	})
+	stop()
+	if !errors.Is(err, KindCanceled) {
+		t.Fatalf("rank %d: Pmap = %v, want KindCanceled", e.rank, err)
+	}
+	if e.rank == 0 {
+		var se *SignalError
+		if !errors.As(context.Cause(ctx), &se) {
+			t.Errorf("root: cause %v, want the root's SignalError", context.Cause(ctx))
+		}
+		return
+	}
+	if context.Cause(ctx) != context.Canceled {
+		t.Fatalf("rank %d: cause %v, want stop's context.Canceled (the signal must come after the call)", e.rank, context.Cause(ctx))
+	}
+	_ = syscall.Kill(os.Getpid(), syscall.SIGINT)
+	time.Sleep(200 * time.Millisecond)
+	fmt.Println(lateSignalSurvived)
+}
