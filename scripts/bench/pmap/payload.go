@@ -5,7 +5,7 @@ package main
 import (
 	"fmt"
 	"math"
-	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -58,6 +58,13 @@ func checkResult(v []float64, x int) error {
 //     call ends right after the last remote result. With several remote
 //     slots the remote rank's time per result is its throughput (results
 //     overlap).
+//
+// Every rank returns its free heap memory to the OS (debug.FreeOSMemory)
+// before each measured run, raw or Pmap, so that "fresh" means fresh for
+// both: with a collection alone, a run allocates into the pages the
+// previous run freed, warm or already returned by the scavenger depending
+// on its timing, and the raw loop's time per result varied 4x between
+// launches with it.
 //
 // For each Pmap variant it prints the effective bandwidth (bytes of the
 // results that crossed ranks / whole call time, protocol, encode, transfer
@@ -161,7 +168,7 @@ func rawCeiling(e *env, n int) (time.Duration, error) {
 // rawFresh is the time per result when rank 1 computes each result and
 // sends it and rank 0 receives each into a fresh slice and keeps them.
 func rawFresh(e *env, n int) (time.Duration, error) {
-	runtime.GC()
+	debug.FreeOSMemory() // fresh memory: no page the previous run freed is reused warm
 	kept := make([][]float64, n)
 	if err := e.world.Barrier(); err != nil {
 		return 0, err
@@ -204,7 +211,7 @@ type pmapRun struct {
 // call's figures with the remote ranks' mean steady-state time per result
 // (0 if no remote rank ran two items).
 func pmapPayload(e *env, d *hataori.Domain) (pmapRun, time.Duration, error) {
-	runtime.GC()
+	debug.FreeOSMemory()   // fresh memory: no page the previous run freed is reused warm
 	var local atomic.Int64 // items the root computed itself
 	var first, last, calls atomic.Int64
 	// The root's own slots hold their item until the OnProgress hook (on
