@@ -581,12 +581,16 @@ func recvSegments[U any](k *coll.Coll, from int, payload []byte, alloc func(int)
 	if err != nil {
 		k.AbortProtocol(fmt.Sprintf("RESULT from rank %d: %v", from, err))
 	}
+	var bodies resultBodies
 	for i, g := range placed {
-		if g >= 0 && (g >= len(grants) || lens[i] > len(grants[g])) {
+		if g < 0 {
+			continue
+		}
+		if g >= len(grants) || lens[i] > len(grants[g]) {
 			k.AbortProtocol(fmt.Sprintf("RESULT from rank %d: segment %d of %d bytes placed in grant %d of %d", from, i, lens[i], g, len(grants)))
 		}
+		bodies.placed++
 	}
-	var bodies resultBodies
 	var first error
 	// recv fills buf with segment i: received, or copied from its grant.
 	recv := func(i int, buf []byte) {
@@ -600,11 +604,6 @@ func recvSegments[U any](k *coll.Coll, from int, payload []byte, alloc func(int)
 				k.AbortTransport(err)
 			}
 			first = cmp.Or(first, err)
-		}
-	}
-	for _, g := range placed {
-		if g >= 0 {
-			bodies.placed++
 		}
 	}
 	if wire.BulkPath[U]() {

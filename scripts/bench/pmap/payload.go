@@ -165,10 +165,14 @@ func rawCeiling(e *env, n int) (time.Duration, error) {
 	return el / time.Duration(n), e.world.Barrier()
 }
 
+// freshHeap returns the free heap memory to the OS before a measured run
+// (see payload), so that no page a previous run freed is reused warm.
+func freshHeap() { debug.FreeOSMemory() }
+
 // rawFresh is the time per result when rank 1 computes each result and
 // sends it and rank 0 receives each into a fresh slice and keeps them.
 func rawFresh(e *env, n int) (time.Duration, error) {
-	debug.FreeOSMemory() // fresh memory: no page the previous run freed is reused warm
+	freshHeap()
 	kept := make([][]float64, n)
 	if err := e.world.Barrier(); err != nil {
 		return 0, err
@@ -211,7 +215,7 @@ type pmapRun struct {
 // call's figures with the remote ranks' mean steady-state time per result
 // (0 if no remote rank ran two items).
 func pmapPayload(e *env, d *hataori.Domain) (pmapRun, time.Duration, error) {
-	debug.FreeOSMemory()   // fresh memory: no page the previous run freed is reused warm
+	freshHeap()
 	var local atomic.Int64 // items the root computed itself
 	var first, last, calls atomic.Int64
 	// The root's own slots hold their item until the OnProgress hook (on
