@@ -23,7 +23,8 @@ const gomaxprocsChildEnv = "HATAORI_TEST_GOMAXPROCS_CHILD"
 // allowed every CPU again, and GOMAXPROCS must follow by itself, which it
 // does not once runtime.GOMAXPROCS(n) has switched the updates off. A
 // call for which GOMAXPROCS is already high enough leaves it alone and the
-// updates on.
+// updates on. A call that lasts past spareAfter also gets its idle P (one
+// more), and loses it with the rest.
 func TestGOMAXPROCSRestored(t *testing.T) {
 	if os.Getenv(gomaxprocsChildEnv) != "1" {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestGOMAXPROCSRestored$", "-test.v", "-test.count=1")
@@ -65,6 +66,10 @@ func TestGOMAXPROCSRestored(t *testing.T) {
 	if !waitGOMAXPROCS(1) {
 		t.Skipf("the runtime does not follow the CPU affinity here (GOMAXPROCS %d with one CPU allowed)", runtime.GOMAXPROCS(0))
 	}
+	defer func(d time.Duration) { spareAfter = d }(spareAfter)
+	// A call that ends before the spare P is due: one slot and the
+	// coordinator, 2, restored to 1.
+	spareAfter = time.Hour
 	restore := keepCoordinatorResponsive(helperExec{})
 	if got := runtime.GOMAXPROCS(0); got != 2 {
 		t.Fatalf("during the call GOMAXPROCS = %d, want 2 (one slot and the coordinator)", got)
@@ -73,12 +78,37 @@ func TestGOMAXPROCSRestored(t *testing.T) {
 	if got := runtime.GOMAXPROCS(0); got != 1 {
 		t.Fatalf("after the call GOMAXPROCS = %d, want the 1 it was before", got)
 	}
+	// A longer call: 2 at once, 3 (the idle P) after spareAfter, 1 after.
+	spareAfter = time.Millisecond
+	restore = keepCoordinatorResponsive(helperExec{})
+	if !waitGOMAXPROCS(3) {
+		t.Fatalf("GOMAXPROCS = %d %v into the call, want 3 (one slot, the coordinator, an idle P)", runtime.GOMAXPROCS(0), spareAfter)
+	}
+	restore()
+	if got := runtime.GOMAXPROCS(0); got != 1 {
+		t.Fatalf("after the call GOMAXPROCS = %d, want the 1 it was before", got)
+	}
+	// The raise may fire while the call ends: whichever comes first, the
+	// value after the call is the one before it.
+	for i := range 50 {
+		spareAfter = time.Duration(i%10) * 10 * time.Microsecond
+		restore = keepCoordinatorResponsive(helperExec{})
+		if i%2 == 0 {
+			time.Sleep(spareAfter)
+		}
+		restore()
+		if got := runtime.GOMAXPROCS(0); got != 1 {
+			t.Fatalf("after call %d (spare after %v) GOMAXPROCS = %d, want 1", i, spareAfter, got)
+		}
+	}
 	setProcessAffinity(t, &all)
 	if !waitGOMAXPROCS(all.Count()) {
 		t.Fatalf("GOMAXPROCS stayed %d after every CPU was allowed again: the call switched the runtime's automatic updates off", runtime.GOMAXPROCS(0))
 	}
-	// Already high enough (an MPI-only call needs 2): the call leaves
-	// GOMAXPROCS alone, during and after, and the updates stay in force.
+	// Every CPU allowed (at least 2: an MPI-only call needs 2, 3 with the
+	// spare). A call that ends before the spare is due leaves GOMAXPROCS
+	// alone, during and after, and the updates stay in force.
+	spareAfter = time.Hour
 	restore = keepCoordinatorResponsive(helperExec{})
 	if got := runtime.GOMAXPROCS(0); got != all.Count() {
 		t.Fatalf("during a call that needs 2, GOMAXPROCS = %d, want the %d it was", got, all.Count())
@@ -86,6 +116,17 @@ func TestGOMAXPROCSRestored(t *testing.T) {
 	restore()
 	if got := runtime.GOMAXPROCS(0); got != all.Count() {
 		t.Fatalf("after a call that needed no raise, GOMAXPROCS = %d, want %d", got, all.Count())
+	}
+	// A longer one gets its spare when there is no idle P (2 CPUs), or
+	// needs none; either way the value and the updates come back.
+	spareAfter = time.Millisecond
+	restore = keepCoordinatorResponsive(helperExec{})
+	if !waitGOMAXPROCS(max(all.Count(), 3)) {
+		t.Fatalf("GOMAXPROCS = %d %v into the call, want %d", runtime.GOMAXPROCS(0), spareAfter, max(all.Count(), 3))
+	}
+	restore()
+	if got := runtime.GOMAXPROCS(0); got != all.Count() {
+		t.Fatalf("after the call GOMAXPROCS = %d, want %d", got, all.Count())
 	}
 	setProcessAffinity(t, &one)
 	if !waitGOMAXPROCS(1) {

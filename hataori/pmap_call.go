@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/hataori/hataori-go/hataori/internal/coll"
 	"github.com/hataori/hataori-go/hataori/internal/wire"
@@ -122,22 +123,58 @@ func (s *slotStart) work(slot int) {
 }
 
 // keepCoordinatorResponsive makes room for the coordinator for the duration
-// of a call: when callbacks run off the calling goroutine, GOMAXPROCS is
-// raised to the executor's computing goroutines plus one if it is lower (so
-// the coordinator never waits for a P behind busy workers: under mpirun a
-// rank bound to one core starts with GOMAXPROCS 1). The function it
-// returns restores it (restoreGOMAXPROCS). A call that finds GOMAXPROCS
-// high enough changes nothing (no stop-the-world). (The coordinator's fine
-// timer slack comes with the collective call itself: enterCollective.)
+// of a call whose callbacks run off the calling goroutine. GOMAXPROCS is
+// raised at once to the executor's computing goroutines plus one if it is
+// lower (so the coordinator never waits for a P behind busy workers: under
+// mpirun a rank bound to one core starts with GOMAXPROCS 1), and, once the
+// call has run for spareAfter, to one more: a P left idle while every slot
+// computes, because the runtime's sysmon takes the P of a goroutine that
+// has spent a tick (20 µs) in a system call (an MPI call is a cgo call)
+// when no other P is idle, and every P it takes sets it polling every
+// 20 µs again (see coll.Resched); with more threads than cores each of
+// those wake-ups preempts a slot. The spare comes late so that a short
+// call keeps no stop-the-world for it (a GOMAXPROCS change costs one, 30–
+// 60 µs here for a raise and its restore). The function it returns stops
+// the pending raise and restores GOMAXPROCS (restoreGOMAXPROCS) if either
+// raise happened; a call that finds GOMAXPROCS high enough for both
+// changes nothing. (The coordinator's fine timer slack comes with the
+// collective call itself: enterCollective.)
 func keepCoordinatorResponsive(exec seam.Executor) (restore func()) {
-	need := exec.Threads() + 1
 	old := runtime.GOMAXPROCS(0)
-	if !exec.Offloads() || old >= need {
+	need, spare := exec.Threads()+1, exec.Threads()+2
+	if !exec.Offloads() || old >= spare {
 		return func() {}
 	}
-	runtime.GOMAXPROCS(need)
-	return func() { restoreGOMAXPROCS(old) }
+	raised := false
+	if old < need {
+		runtime.GOMAXPROCS(need)
+		raised = true
+	}
+	var mu sync.Mutex
+	ended := false
+	t := time.AfterFunc(spareAfter, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !ended {
+			runtime.GOMAXPROCS(spare)
+			raised = true
+		}
+	})
+	return func() {
+		t.Stop()
+		mu.Lock()
+		defer mu.Unlock()
+		ended = true
+		if raised {
+			restoreGOMAXPROCS(old)
+		}
+	}
 }
+
+// spareAfter is how long a call runs before keepCoordinatorResponsive adds
+// its idle P: sysmon's first preemption of a long-running goroutine comes
+// after 10 ms, and a call this short gains little from the spare.
+var spareAfter = 2 * time.Millisecond // a variable for the tests
 
 // restoreGOMAXPROCS sets GOMAXPROCS back to old without leaving the
 // runtime's automatic updates (Go 1.25 on: GOMAXPROCS follows the CPU

@@ -236,6 +236,7 @@ func (r *remoteLoop[T, U]) loop() {
 	ctxDone := r.c.ctx.Done()
 	for !r.w.Stopped() || r.held > 0 {
 		seen := r.resultKick.Seq()
+		b.Resched.Check()
 		r.c.pan.check(r.k)
 		progressed := false
 		if !r.cancelSent {

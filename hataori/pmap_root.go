@@ -374,6 +374,7 @@ func (r *rootLoop[T, U]) loop(inline bool) {
 		tick = t.C
 	}
 	for {
+		b.Resched.Check()
 		r.pan.check(r.k)
 		r.checkContext()
 		r.stopIfFailing()

@@ -34,11 +34,14 @@ var (
 	BusyWait = time.Millisecond
 )
 
-// Backoff paces a polling loop.
+// Backoff paces a polling loop. Its waits also pass the goroutine through
+// the scheduler every ReschedEvery (Resched); a loop that may go on
+// making progress for longer calls Resched.Check itself, once a round.
 type Backoff struct {
 	since time.Time     // start of the idle stretch (zero: not idle)
 	d     time.Duration // the next sleep
 	spin  time.Duration // how long to spin before sleeping (0: SpinFor)
+	Resched
 }
 
 // Reset is called after a round that made progress.
@@ -57,6 +60,7 @@ func (b *Backoff) Wait(spin bool, ready func() bool, wake <-chan struct{}) {
 // WaitKick is wait whose sleep also ends when k's count moves past seen
 // (read by the caller before its round).
 func (b *Backoff) WaitKick(spin bool, ready func() bool, wake <-chan struct{}, k *Kick, seen uint32) {
+	b.Resched.Check()
 	if b.since.IsZero() {
 		b.since = time.Now()
 	}
