@@ -74,6 +74,16 @@ func cpuList(set *unix.CPUSet) []int {
 	return out
 }
 
+// parentCPUCount returns how many CPUs this process's parent may run on
+// (0 when that cannot be read).
+func parentCPUCount() int {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(os.Getppid(), &set); err != nil {
+		return 0
+	}
+	return set.Count()
+}
+
 // sharedWithParent reports whether this process may run on exactly the
 // CPUs its parent may run on (cpus): a launcher that bound its ranks
 // (to cores, to sockets) leaves them a narrower set than its own.

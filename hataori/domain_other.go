@@ -20,3 +20,6 @@ func pinThread(int) error { return nil }
 // sharedWithParent is false off Linux: the parent's CPUs are not observable
 // here, so NewLocalDomain takes every allowed CPU.
 func sharedWithParent([]int) bool { return false }
+
+// parentCPUCount is 0 off Linux: the parent's CPUs are not observable here.
+func parentCPUCount() int { return 0 }

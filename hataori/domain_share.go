@@ -39,3 +39,17 @@ func rankShare(cpus []int, rank, size int) []int {
 	}
 	return cpus[lo:hi]
 }
+
+// nodeOversubscribed reports whether the launcher started more ranks on
+// this node than there are CPUs for them: more than the CPUs this process
+// or its parent (the launcher's proxy on the node) may run on, whichever
+// is more. Then the ranks' threads wait for a core, often in the middle of
+// an MPI call (and Open MPI, seeing the node oversubscribed, gives up the
+// core inside its polls); see keepCoordinatorResponsive.
+func nodeOversubscribed() bool {
+	_, size, ok := launcherLocal()
+	if !ok {
+		return false
+	}
+	return size > max(len(allowedCPUs()), parentCPUCount())
+}

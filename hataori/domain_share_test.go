@@ -2,6 +2,7 @@ package hataori
 
 import (
 	"slices"
+	"strconv"
 	"testing"
 )
 
@@ -72,6 +73,32 @@ func TestLauncherLocal(t *testing.T) {
 		r, n, ok := launcherLocal()
 		if r != c.rank || n != c.size || ok != c.ok {
 			t.Errorf("%+v: launcherLocal() = %d, %d, %v", c, r, n, ok)
+		}
+	}
+}
+
+// TestNodeOversubscribed checks the launcher's local rank count against
+// the CPUs the ranks may use: more ranks than the larger of this process's
+// and its parent's CPU counts is oversubscribed, as many is not, and
+// without a launcher (or alone on the node) nothing is.
+func TestNodeOversubscribed(t *testing.T) {
+	cpus := max(len(allowedCPUs()), parentCPUCount())
+	t.Setenv("MPI_LOCALRANKID", "")
+	t.Setenv("MPI_LOCALNRANKS", "")
+	for _, c := range []struct {
+		size string
+		want bool
+	}{
+		{"", false},
+		{"1", false},
+		{strconv.Itoa(max(cpus, 2)), cpus < 2},
+		{strconv.Itoa(cpus + 1), true},
+		{strconv.Itoa(4 * cpus), true},
+	} {
+		t.Setenv("OMPI_COMM_WORLD_LOCAL_RANK", "0")
+		t.Setenv("OMPI_COMM_WORLD_LOCAL_SIZE", c.size)
+		if got := nodeOversubscribed(); got != c.want {
+			t.Errorf("%s local ranks, %d CPUs: nodeOversubscribed() = %v, want %v", c.size, cpus, got, c.want)
 		}
 	}
 }

@@ -24,7 +24,8 @@ const gomaxprocsChildEnv = "HATAORI_TEST_GOMAXPROCS_CHILD"
 // does not once runtime.GOMAXPROCS(n) has switched the updates off. A
 // call for which GOMAXPROCS is already high enough leaves it alone and the
 // updates on. A call that lasts past spareAfter also gets its idle P (one
-// more), and loses it with the rest.
+// more) where spareWanted says so (forced here), and loses it with the
+// rest; where it does not, GOMAXPROCS stays at the first raise.
 func TestGOMAXPROCSRestored(t *testing.T) {
 	if os.Getenv(gomaxprocsChildEnv) != "1" {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestGOMAXPROCSRestored$", "-test.v", "-test.count=1")
@@ -66,7 +67,8 @@ func TestGOMAXPROCSRestored(t *testing.T) {
 	if !waitGOMAXPROCS(1) {
 		t.Skipf("the runtime does not follow the CPU affinity here (GOMAXPROCS %d with one CPU allowed)", runtime.GOMAXPROCS(0))
 	}
-	defer func(d time.Duration) { spareAfter = d }(spareAfter)
+	defer func(d time.Duration, w func() bool) { spareAfter, spareWanted = d, w }(spareAfter, spareWanted)
+	spareWanted = func() bool { return true } // as on an oversubscribed node
 	// A call that ends before the spare P is due: one slot and the
 	// coordinator, 2, restored to 1.
 	spareAfter = time.Hour
@@ -101,6 +103,19 @@ func TestGOMAXPROCSRestored(t *testing.T) {
 			t.Fatalf("after call %d (spare after %v) GOMAXPROCS = %d, want 1", i, spareAfter, got)
 		}
 	}
+	// Not oversubscribed: no spare, however long the call.
+	spareWanted = func() bool { return false }
+	spareAfter = time.Millisecond
+	restore = keepCoordinatorResponsive(helperExec{})
+	time.Sleep(50 * time.Millisecond)
+	if got := runtime.GOMAXPROCS(0); got != 2 {
+		t.Fatalf("GOMAXPROCS = %d 50 ms into a call on a node that is not oversubscribed, want 2 (no spare)", got)
+	}
+	restore()
+	if got := runtime.GOMAXPROCS(0); got != 1 {
+		t.Fatalf("after the call GOMAXPROCS = %d, want the 1 it was before", got)
+	}
+	spareWanted = func() bool { return true }
 	setProcessAffinity(t, &all)
 	if !waitGOMAXPROCS(all.Count()) {
 		t.Fatalf("GOMAXPROCS stayed %d after every CPU was allowed again: the call switched the runtime's automatic updates off", runtime.GOMAXPROCS(0))

@@ -126,16 +126,20 @@ func (s *slotStart) work(slot int) {
 // of a call whose callbacks run off the calling goroutine. GOMAXPROCS is
 // raised at once to the executor's computing goroutines plus one if it is
 // lower (so the coordinator never waits for a P behind busy workers: under
-// mpirun a rank bound to one core starts with GOMAXPROCS 1), and, once the
-// call has run for spareAfter, to one more: a P left idle while every slot
-// computes, because the runtime's sysmon takes the P of a goroutine that
-// has spent a tick (20 µs) in a system call (an MPI call is a cgo call)
-// when no other P is idle, and every P it takes sets it polling every
-// 20 µs again (see coll.Resched); with more threads than cores each of
-// those wake-ups preempts a slot. The spare comes late so that a short
-// call keeps no stop-the-world for it (a GOMAXPROCS change costs one, 30–
-// 60 µs here for a raise and its restore). The function it returns stops
-// the pending raise and restores GOMAXPROCS (restoreGOMAXPROCS) if either
+// mpirun a rank bound to one core starts with GOMAXPROCS 1). On a node
+// whose launcher started more ranks than it has CPUs (nodeOversubscribed)
+// it is raised once more when the call has run for spareAfter: a P left
+// idle while every slot computes. There the coordinator is often taken off
+// its core in the middle of an MPI call, and the runtime's sysmon takes
+// the P of a goroutine that has spent a tick (20 µs) in a system call (an
+// MPI call is a cgo call) when no other P is idle; every P it takes sets it
+// polling every 20 µs again (see coll.Resched), and each of those wake-ups
+// preempts a slot. Elsewhere the spare costs more than it saves (2 ranks
+// on one core each, 2 µs items: 0.78 of ideal with it, 0.82 without). It
+// comes late so that a short call keeps no stop-the-world for it (a
+// GOMAXPROCS change costs one: 30–60 µs here for a raise and its restore),
+// and the node is looked at only then. The function it returns stops the
+// pending raise and restores GOMAXPROCS (restoreGOMAXPROCS) if either
 // raise happened; a call that finds GOMAXPROCS high enough for both
 // changes nothing. (The coordinator's fine timer slack comes with the
 // collective call itself: enterCollective.)
@@ -151,8 +155,11 @@ func keepCoordinatorResponsive(exec seam.Executor) (restore func()) {
 		raised = true
 	}
 	var mu sync.Mutex
-	ended := false
+	ended, wanted := false, spareWanted
 	t := time.AfterFunc(spareAfter, func() {
+		if !wanted() {
+			return
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		if !ended {
@@ -175,6 +182,9 @@ func keepCoordinatorResponsive(exec seam.Executor) (restore func()) {
 // its idle P: sysmon's first preemption of a long-running goroutine comes
 // after 10 ms, and a call this short gains little from the spare.
 var spareAfter = 2 * time.Millisecond // a variable for the tests
+
+// spareWanted says whether a call gets the idle P; a variable for the tests.
+var spareWanted = nodeOversubscribed
 
 // restoreGOMAXPROCS sets GOMAXPROCS back to old without leaving the
 // runtime's automatic updates (Go 1.25 on: GOMAXPROCS follows the CPU

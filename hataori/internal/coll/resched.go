@@ -22,9 +22,10 @@ import (
 // goroutine that was scheduled recently and leaves it alone. On a goroutine
 // locked to its thread that costs two thread hand-offs (its P goes to
 // another thread and comes back), a few tens of microseconds every 5 ms.
-// The other half of the remedy is a P left idle while a call's slots
-// compute (hataori's keepCoordinatorResponsive): sysmon does not take a P
-// from a system call while another P is idle.
+// The other half of the remedy, on a node with more ranks than CPUs, is a
+// P left idle while a call's slots compute (hataori's
+// keepCoordinatorResponsive): sysmon does not take a P from a system call
+// while another P is idle.
 
 // ReschedEvery is how often Resched passes through the scheduler: well
 // under the runtime's 10 ms preemption bound, so that a coordinator
