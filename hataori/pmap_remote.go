@@ -231,7 +231,7 @@ func (r *remoteLoop[T, U]) sendReadyFlags(s int, flags uint8) {
 
 // loop runs until every slot has stopped and no RESULT is outstanding.
 func (r *remoteLoop[T, U]) loop() {
-	var b coll.Backoff
+	b := coll.Backoff{Max: loopBackoffMax()}
 	ready := func() bool { return len(r.results) > 0 }
 	ctxDone := r.c.ctx.Done()
 	for !r.w.Stopped() || r.held > 0 {

@@ -358,7 +358,7 @@ func (r *rootLoop[T, U]) endLoop() {
 // drained. At world size one it just waits.
 func (r *rootLoop[T, U]) loop(inline bool) {
 	defer r.awaitTasks()
-	var b coll.Backoff
+	b := coll.Backoff{Max: loopBackoffMax()}
 	ready := func() bool {
 		select {
 		case <-r.loopEnded:

@@ -23,6 +23,13 @@ var (
 	SpinFor    = 20 * time.Microsecond
 	BackoffMin = 10 * time.Microsecond
 	BackoffMax = 50 * time.Microsecond
+	// BackoffMaxShared is the Pmap loops' BackoffMax on a node whose
+	// launcher started more ranks than it has CPUs: there a woken
+	// coordinator waits for a core anyway, often for longer, and every
+	// poll that finds nothing costs a context switch on a core that a slot
+	// needs (4 ranks on 2 cores under MPICH: the root's coordinator woke
+	// about 10,000 times a second and took 13–20% of a core).
+	BackoffMaxShared = 200 * time.Microsecond
 	// SlotIdleWait bounds one wait of an idle remote slot for its next
 	// TASK (a futex wait on a kick: it ends at the TASK, or at a signal to
 	// the thread such as the runtime's preemption, so a stop-the-world
@@ -41,6 +48,8 @@ type Backoff struct {
 	since time.Time     // start of the idle stretch (zero: not idle)
 	d     time.Duration // the next sleep
 	spin  time.Duration // how long to spin before sleeping (0: SpinFor)
+	// Max is the longest sleep (0: BackoffMax).
+	Max time.Duration
 	Resched
 }
 
@@ -87,5 +96,9 @@ func (b *Backoff) WaitKick(spin bool, ready func() bool, wake <-chan struct{}, k
 	} else {
 		ThreadSleep(b.d)
 	}
-	b.d = min(2*b.d, BackoffMax)
+	limit = b.Max
+	if limit == 0 {
+		limit = BackoffMax
+	}
+	b.d = min(2*b.d, limit)
 }
