@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/hataori/hataori-go/hataori"
 	"github.com/hataori/hataori-go/lanes"
@@ -215,11 +216,23 @@ func TestMapInLanesContextStopsHandingOut(t *testing.T) {
 	}
 	var started atomic.Int64
 	var atCancel int64
+	// Items after 20 wait for its cancel: otherwise a lane descheduled
+	// between taking item 20 and running it could see the other lanes run
+	// every later item first, and the call rightly succeed.
+	canceled := make(chan struct{})
 	_, err := lanes.MapInLanes(ctx, l, items, func(x int, e *poolEngine) (int, error) {
 		started.Add(1)
-		if x == 20 {
+		switch {
+		case x == 20:
 			cancel()
 			atCancel = started.Load()
+			close(canceled)
+		case x > 20:
+			select {
+			case <-canceled:
+			case <-time.After(10 * time.Second):
+				t.Error("item 20 did not run within 10 s")
+			}
 		}
 		return x, nil
 	})
