@@ -4,9 +4,6 @@ import (
 	"os"
 	"strconv"
 	"sync"
-	"time"
-
-	"github.com/hataori/hataori-go/hataori/internal/coll"
 )
 
 // launcherLocal returns this process's index among the ranks a launcher
@@ -62,13 +59,3 @@ func nodeOversubscribed() bool {
 // (the launcher's variables do not change; an affinity change after the
 // first call is not seen).
 var oversubscribedOnce = sync.OnceValue(nodeOversubscribed)
-
-// loopBackoffMax is the longest idle sleep of the Pmap coordinators' loops:
-// coll.BackoffMaxShared on a node with more ranks than CPUs, else the
-// default (0: coll.BackoffMax).
-func loopBackoffMax() time.Duration {
-	if oversubscribedOnce() {
-		return coll.BackoffMaxShared
-	}
-	return 0
-}

@@ -137,38 +137,43 @@ func (s *slotStart) work(slot int) {
 // preempts a slot. Elsewhere the spare costs more than it saves (2 ranks
 // on one core each, 2 µs items: 0.78 of ideal with it, 0.82 without). It
 // comes late so that a short call keeps no stop-the-world for it (a
-// GOMAXPROCS change costs one: 30–60 µs here for a raise and its restore),
-// and the node is looked at only then. The function it returns stops the
+// GOMAXPROCS change costs one: 30–60 µs here for a raise and its restore);
+// the node is looked at once per process. The function it returns stops the
 // pending raise and restores GOMAXPROCS (restoreGOMAXPROCS) if either
 // raise happened; a call that finds GOMAXPROCS high enough for both
 // changes nothing. (The coordinator's fine timer slack comes with the
 // collective call itself: enterCollective.)
 func keepCoordinatorResponsive(exec seam.Executor) (restore func()) {
-	old := runtime.GOMAXPROCS(0)
-	need, spare := exec.Threads()+1, exec.Threads()+2
-	if !exec.Offloads() || old >= spare {
+	if !exec.Offloads() {
 		return func() {}
 	}
-	raised := false
+	old := runtime.GOMAXPROCS(0)
+	need, spare := exec.Threads()+1, exec.Threads()+2
+	late := spareWanted() && old < spare
+	if old >= need && !late {
+		return func() {}
+	}
+	var mu sync.Mutex
+	ended, raised := false, false
 	if old < need {
 		runtime.GOMAXPROCS(need)
 		raised = true
 	}
-	var mu sync.Mutex
-	ended, wanted := false, spareWanted
-	t := time.AfterFunc(spareAfter, func() {
-		if !wanted() {
-			return
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if !ended {
-			runtime.GOMAXPROCS(spare)
-			raised = true
-		}
-	})
+	var t *time.Timer
+	if late {
+		t = time.AfterFunc(spareAfter, func() {
+			mu.Lock()
+			defer mu.Unlock()
+			if !ended {
+				runtime.GOMAXPROCS(spare)
+				raised = true
+			}
+		})
+	}
 	return func() {
-		t.Stop()
+		if t != nil {
+			t.Stop()
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		ended = true
@@ -184,7 +189,17 @@ func keepCoordinatorResponsive(exec seam.Executor) (restore func()) {
 var spareAfter = 2 * time.Millisecond // a variable for the tests
 
 // spareWanted says whether a call gets the idle P; a variable for the tests.
-var spareWanted = nodeOversubscribed
+var spareWanted = oversubscribedOnce
+
+// loopBackoffMax is the longest idle sleep of the Pmap coordinators' loops:
+// coll.BackoffMaxShared on a node with more ranks than CPUs, else the
+// default (0: coll.BackoffMax).
+func loopBackoffMax() time.Duration {
+	if oversubscribedOnce() {
+		return coll.BackoffMaxShared
+	}
+	return 0
+}
 
 // restoreGOMAXPROCS sets GOMAXPROCS back to old without leaving the
 // runtime's automatic updates (Go 1.25 on: GOMAXPROCS follows the CPU

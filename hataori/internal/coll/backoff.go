@@ -1,6 +1,7 @@
 package coll
 
 import (
+	"cmp"
 	"time"
 )
 
@@ -96,9 +97,5 @@ func (b *Backoff) WaitKick(spin bool, ready func() bool, wake <-chan struct{}, k
 	} else {
 		ThreadSleep(b.d)
 	}
-	limit = b.Max
-	if limit == 0 {
-		limit = BackoffMax
-	}
-	b.d = min(2*b.d, limit)
+	b.d = min(2*b.d, cmp.Or(b.Max, BackoffMax))
 }
