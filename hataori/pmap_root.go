@@ -58,6 +58,7 @@ type rootLoop[T, U any] struct {
 	prefetchSlot []bool // per rank: its last logical slot is its prefetch slot
 	held         []int  // per rank: the status of its prefetch slot's held READY, -1: none
 	nHeld        int    // READYs held
+	backed       bool   // every other rank has a prefetch slot (see pollCap)
 
 	// flags holds what the coordinator polls (failing, every round) and
 	// the progress counters, on cache lines of their own.
@@ -155,6 +156,10 @@ func runRoot[T, U any](c *call[T, U], slots []int, pending []pendingReady, start
 	r.place = newRootPlacer[U](k.Size, ss == nil || ss.pool == nil, c.inline)
 	for _, p := range pending {
 		r.prefetchSlot[p.rank] = p.prefetchSlot
+	}
+	r.backed = k.Size > 1
+	for rank, has := range r.prefetchSlot {
+		r.backed = r.backed && (has || rank == k.Rank)
 	}
 	if c.stats != nil {
 		r.taskFlags |= taskStats
@@ -358,7 +363,8 @@ func (r *rootLoop[T, U]) endLoop() {
 // drained. At world size one it just waits.
 func (r *rootLoop[T, U]) loop(inline bool) {
 	defer r.awaitTasks()
-	b := coll.Backoff{Max: loopBackoffMax()}
+	base := loopBackoffMax()
+	b := coll.Backoff{Max: base}
 	ready := func() bool {
 		select {
 		case <-r.loopEnded:
@@ -422,8 +428,32 @@ func (r *rootLoop[T, U]) loop(inline bool) {
 		if r.due.active() && r.computing.Load() > 0 && r.waitDue() {
 			continue
 		}
+		b.Max = r.pollCap(base)
 		b.Wait(r.computing.Load() == 0, ready, r.pan.wake)
 	}
+}
+
+// pollCap is the longest idle sleep of the coordinator's next wait: base
+// (the loop's BackoffMax), or coll.BackoffMaxBacked where base is
+// coll.BackoffMaxShared (a node with more ranks than CPUs), the root's own
+// slots compute, and every logical slot of every other rank holds a batch
+// (RemoteBusy), each rank's prefetch slot included (backed). Then the
+// next message is a RESULT and READY of a rank that still has a batch to
+// run, or a CANCEL: none needs an answer within 200 µs, and every wake-up
+// that finds nothing takes a context switch from a core a slot needs.
+// Once a slot is idle (its READY in, or held: see holdReady) or stopped,
+// the cap is base again. Coordinator only.
+func (r *rootLoop[T, U]) pollCap(base time.Duration) time.Duration {
+	if base != coll.BackoffMaxShared || !r.backed || r.computing.Load() == 0 {
+		return base
+	}
+	r.mu.Lock()
+	busy := r.sch.RemoteBusy()
+	r.mu.Unlock()
+	if busy {
+		return coll.BackoffMaxBacked
+	}
+	return base
 }
 
 // waitDue is the coordinator's idle wait while its slots compute and a

@@ -550,6 +550,20 @@ func (m *sim) checkStep() {
 	if st.Assigned != m.assigned {
 		m.fatalf("Assigned %d, model %d", st.Assigned, m.assigned)
 	}
+	remote, holding := 0, 0 // the other ranks' slots, and those holding a batch in the model
+	for r := range m.cfg.Slots {
+		for j := range m.cfg.Slots[r] {
+			if r != m.cfg.Root {
+				remote++
+				if m.inflight[r][j] == 1 {
+					holding++
+				}
+			}
+		}
+	}
+	if busy := remote > 0 && holding == remote; m.s.RemoteBusy() != busy {
+		m.fatalf("RemoteBusy %v with %d of %d remote slots holding a batch", m.s.RemoteBusy(), holding, remote)
+	}
 	for r := range m.cfg.Slots {
 		if st.Drains[r] != m.drains[r] {
 			m.fatalf("Drains[%d] = %d, model %d", r, st.Drains[r], m.drains[r])

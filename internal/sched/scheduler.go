@@ -84,6 +84,8 @@ type Scheduler struct {
 	pol        []rankPolicy // per rank: the measurements
 	hist       [][]SizeHist // per (rank, slot): the sizes assigned
 	totalSlots int          // Σ Slots
+	remote     int          // the slots of the ranks other than the root
+	running    int          // those of them Running
 }
 
 // New validates cfg and returns a scheduler with every slot Idle. The
@@ -131,6 +133,7 @@ func New(cfg Config) (*Scheduler, error) {
 		s.hist[r] = make([]SizeHist, n)
 		s.totalSlots += n
 	}
+	s.remote = s.totalSlots - cfg.Slots[cfg.Root]
 	if !cfg.Open {
 		s.done = make([]bool, cfg.Items)
 	}
@@ -205,6 +208,11 @@ func (s *Scheduler) RunningBatch(rank, slot int) (Batch, bool) {
 	}
 	return s.slots[rank][slot].batch, true
 }
+
+// RemoteBusy reports whether every slot of every rank other than the root
+// is Running (holds a batch whose RESULT has not come in): none of them
+// waits for an answer. False when the root is the only rank. O(1).
+func (s *Scheduler) RemoteBusy() bool { return s.remote > 0 && s.running == s.remote }
 
 // Failed reports whether a recoverable error has been recorded.
 func (s *Scheduler) Failed() bool { return s.failed }
@@ -307,6 +315,9 @@ func (s *Scheduler) dispatch(op string, rank, slot int) (Decision, Batch, error)
 	s.next += n
 	l.state = Running // via ReadySent
 	l.batch = b
+	if rank != s.cfg.Root {
+		s.running++
+	}
 	s.stats.Assigned++
 	s.stats.Batches[rank][slot]++
 	s.stats.Items[rank][slot] += int64(n)
@@ -435,6 +446,9 @@ func (s *Scheduler) complete(rank int, l *slot, ok bool, t *Timing) {
 		s.failed = true
 	}
 	l.state = Idle
+	if rank != s.cfg.Root {
+		s.running--
+	}
 	s.stats.Results++
 }
 
@@ -483,8 +497,8 @@ func (s *Scheduler) OnDrain(rank int) error {
 
 // Check verifies the instrumentation invariants: per-slot batch and item
 // counts that add up to what was assigned and agree with the per-slot size
-// histograms, and, once done, one completion
-// per assigned batch, exactly one STOP per slot and one DRAIN per rank. It also checks that a
+// histograms, the count of Running remote slots (RemoteBusy), and, once
+// done, one completion per assigned batch, exactly one STOP per slot and one DRAIN per rank. It also checks that a
 // finished call without failure completed every index.
 func (s *Scheduler) Check() error {
 	st := &s.stats
@@ -504,6 +518,17 @@ func (s *Scheduler) Check() error {
 				return slotErr("Check", r, j, "size histogram counts %d batches of %d items, want %d and %d", b, n, st.Batches[r][j], st.Items[r][j])
 			}
 		}
+	}
+	running := 0
+	for r, ls := range s.slots {
+		for _, l := range ls {
+			if r != s.cfg.Root && l.state == Running {
+				running++
+			}
+		}
+	}
+	if running != s.running {
+		return protoErr("Check", -1, "%d remote slots Running, counted %d", running, s.running)
 	}
 	if !s.Done() {
 		return nil

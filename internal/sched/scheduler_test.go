@@ -728,3 +728,56 @@ func TestRankStopped(t *testing.T) {
 		t.Fatal("a drained rank reported stopped")
 	}
 }
+
+func TestRemoteBusy(t *testing.T) {
+	s, err := New(Config{Items: 10, BatchSize: 1, Root: 1, Slots: []int{2, 1, 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ready := func(rank, slot int) {
+		t.Helper()
+		if d, _, err := s.OnReady(rank, slot); err != nil || d != Assign {
+			t.Fatalf("OnReady(%d, %d) = %v, %v", rank, slot, d, err)
+		}
+	}
+	ready(0, 0)
+	ready(0, 1)
+	if d, _, err := s.RootDispatch(0); err != nil || d != Assign {
+		t.Fatalf("RootDispatch = %v, %v", d, err)
+	}
+	if s.RemoteBusy() {
+		t.Fatal("busy with rank 2's slot idle (the root's slot does not count)")
+	}
+	ready(2, 0)
+	if !s.RemoteBusy() {
+		t.Fatal("not busy with every other rank's slot running")
+	}
+	if err := s.CompleteRoot(0, true); err != nil {
+		t.Fatal(err)
+	}
+	if !s.RemoteBusy() {
+		t.Fatal("the root's completion changed RemoteBusy")
+	}
+	if err := s.OnResult(0, 1, 1, []int64{1}, true); err != nil {
+		t.Fatal(err)
+	}
+	if s.RemoteBusy() {
+		t.Fatal("busy after rank 0's slot 1 returned its batch")
+	}
+	if _, err := s.FailRunning(2, 0); err != nil {
+		t.Fatal(err)
+	}
+	if d, _, err := s.OnReady(0, 1); err != nil || d != Stop || s.RemoteBusy() {
+		t.Fatalf("OnReady after a failure = %v, %v; busy %v", d, err, s.RemoteBusy())
+	}
+	if err := s.Check(); err != nil {
+		t.Fatal(err)
+	}
+	one, err := New(Config{Items: 1, Root: 0, Slots: []int{1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, _, err := one.RootDispatch(0); err != nil || d != Assign || one.RemoteBusy() {
+		t.Fatalf("world of one: RootDispatch = %v, %v; busy %v", d, err, one.RemoteBusy())
+	}
+}

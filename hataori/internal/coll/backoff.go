@@ -31,6 +31,13 @@ var (
 	// needs (4 ranks on 2 cores under MPICH: the root's coordinator woke
 	// about 10,000 times a second and took 13–20% of a core).
 	BackoffMaxShared = 200 * time.Microsecond
+	// BackoffMaxBacked is the root loop's BackoffMax on such a node while
+	// its own slots compute and every logical slot of every other rank,
+	// the prefetch slots included, holds a batch: a READY that comes in
+	// then is from a rank that has its next batch already, so it can wait
+	// (4 ranks on 2 cores: 0.02–0.03 of ideal over BackoffMaxShared, under
+	// Open MPI and MPICH).
+	BackoffMaxBacked = time.Millisecond
 	// SlotIdleWait bounds one wait of an idle remote slot for its next
 	// TASK (a futex wait on a kick: it ends at the TASK, or at a signal to
 	// the thread such as the runtime's preemption, so a stop-the-world
@@ -92,10 +99,12 @@ func (b *Backoff) WaitKick(spin bool, ready func() bool, wake <-chan struct{}, k
 		return
 	default:
 	}
+	limit = cmp.Or(b.Max, BackoffMax)
+	d := min(b.d, limit) // Max may have dropped since the last sleep
 	if k != nil {
-		k.Wait(seen, b.d)
+		k.Wait(seen, d)
 	} else {
-		ThreadSleep(b.d)
+		ThreadSleep(d)
 	}
-	b.d = min(2*b.d, cmp.Or(b.Max, BackoffMax))
+	b.d = min(2*d, limit)
 }
