@@ -388,7 +388,10 @@ func cpuBound(e *env, w cpuWork) error {
 	}
 	for _, c := range configs {
 		aimV, aimL := w.aim(e.size, c.cores)
-		aim := fmt.Sprintf("aim >= %.2f %s: %s", aimV, aimL, met(median(c.eff) >= aimV))
+		// Judged by the lower of the two figures: a starved serial loop
+		// inflates the wall-clock one (MPICH's busy-polling ranks beside
+		// it), neighbours deflate the one by CPU cost.
+		aim := fmt.Sprintf("aim >= %.2f %s, the lower of the two: %s", aimV, aimL, met(min(median(c.eff), median(c.effCPU)) >= aimV))
 		if c.batch != 0 {
 			aim = "comparison for the zero Options' auto, no aim"
 		}
