@@ -77,9 +77,9 @@ func threadSched() map[int][3]int64 {
 	return out
 }
 
-// threadReport formats, for every thread that ran at least 1% of wall
-// since before, its CPU time, run-queue wait and times scheduled in; the
-// main thread (the coordinator) is marked.
+// threadReport formats, for the main thread (the coordinator, marked)
+// and every other thread that ran at least 1% of wall since before, its
+// CPU time, run-queue wait and times scheduled in.
 func threadReport(before map[int][3]int64, wall time.Duration) string {
 	var parts []string
 	now := threadSched()
@@ -91,11 +91,12 @@ func threadReport(before map[int][3]int64, wall time.Duration) string {
 	for _, tid := range tids {
 		v, b := now[tid], before[tid]
 		exec, delay, n := v[0]-b[0], v[1]-b[1], v[2]-b[2]
-		if float64(exec) < 0.01*float64(wall) {
+		main := tid == os.Getpid()
+		if !main && float64(exec) < 0.01*float64(wall) {
 			continue
 		}
 		name := "thread"
-		if tid == os.Getpid() {
+		if main {
 			name = "main(coordinator)"
 		}
 		parts = append(parts, fmt.Sprintf("%s cpu %.0f%% wait %.0f%% in %d×", name, 100*float64(exec)/float64(wall), 100*float64(delay)/float64(wall), n))
