@@ -33,11 +33,13 @@
 // rank's computing goroutines (W for an Outer or Inner domain of W
 // workers, 1 for Sequential and MPI-only, the lane count for lanes) plus
 // one for the coordinator, the goroutine that drives the call and answers
-// the other ranks; on a node where the launcher started more ranks than
-// there are CPUs, once the call has run 2 ms, to one more, a P left idle
-// (without one the runtime takes the coordinator's P during its MPI calls
-// and then polls every 20 µs, costly on shared cores); it restores the
-// value afterwards. Go's default GOMAXPROCS is
+// the other ranks, and restores the value afterwards. On a node where the
+// launcher started more ranks than there are CPUs it raises it to one
+// more, a P left idle (without one the runtime takes the coordinator's P
+// during its MPI calls and then polls every 20 µs, costly on shared
+// cores), and leaves it raised for the rest of the process: every change
+// stops the world, and there a stop waits for threads that wait for a
+// core (up to a hundred milliseconds measured). Go's default GOMAXPROCS is
 // the number of CPUs the process may use (affinity mask and cgroup quota).
 // Under mpirun with several ranks per node, bind each rank to its own
 // cores (e.g. --bind-to core --map-by slot:PE=k) and size the domain to

@@ -110,10 +110,11 @@ var (
 // that calls Pmap) needs one more to answer other ranks while the workers
 // compute: Pmap raises GOMAXPROCS to W+1 for the duration of the call when
 // it is lower (under mpirun -n 1, Open MPI binds the rank to one core and
-// Go starts with GOMAXPROCS 1), on a node where the launcher started more
-// ranks than there are CPUs to W+2 once the call has run 2 ms (an idle P,
-// without which the runtime takes the coordinator's P during its MPI
-// calls), and restores it afterwards.
+// Go starts with GOMAXPROCS 1) and restores it afterwards. On a node where
+// the launcher started more ranks than there are CPUs it raises it to W+2
+// instead (an idle P, without which the runtime takes the coordinator's P
+// during its MPI calls) and leaves it raised for the rest of the process:
+// there each change stops the world for up to a hundred milliseconds.
 //
 // Go's default GOMAXPROCS is the number of CPUs the process may use (its
 // affinity mask and cgroup quota). Under mpirun with several ranks per node

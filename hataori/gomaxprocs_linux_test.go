@@ -23,9 +23,10 @@ const gomaxprocsChildEnv = "HATAORI_TEST_GOMAXPROCS_CHILD"
 // allowed every CPU again, and GOMAXPROCS must follow by itself, which it
 // does not once runtime.GOMAXPROCS(n) has switched the updates off. A
 // call for which GOMAXPROCS is already high enough leaves it alone and the
-// updates on. A call that lasts past spareAfter also gets its idle P (one
-// more) where spareWanted says so (forced here), and loses it with the
-// rest; where it does not, GOMAXPROCS stays at the first raise.
+// updates on. Where spareWanted says so (a node with more ranks than CPUs;
+// forced here, last, since it switches the updates off), a call raises it
+// at once to one more (the idle P) and leaves it there: later calls find
+// it high enough, and one that needs more raises it again, never lower.
 func TestGOMAXPROCSRestored(t *testing.T) {
 	if os.Getenv(gomaxprocsChildEnv) != "1" {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestGOMAXPROCSRestored$", "-test.v", "-test.count=1")
@@ -67,11 +68,9 @@ func TestGOMAXPROCSRestored(t *testing.T) {
 	if !waitGOMAXPROCS(1) {
 		t.Skipf("the runtime does not follow the CPU affinity here (GOMAXPROCS %d with one CPU allowed)", runtime.GOMAXPROCS(0))
 	}
-	defer func(d time.Duration, w func() bool) { spareAfter, spareWanted = d, w }(spareAfter, spareWanted)
-	spareWanted = func() bool { return true } // as on an oversubscribed node
-	// A call that ends before the spare P is due: one slot and the
-	// coordinator, 2, restored to 1.
-	spareAfter = time.Hour
+	defer func(w func() bool) { spareWanted = w }(spareWanted)
+	spareWanted = func() bool { return false } // a node with a CPU per rank
+	// One slot and the coordinator: 2 during the call, restored to 1.
 	restore := keepCoordinatorResponsive(helperExec{})
 	if got := runtime.GOMAXPROCS(0); got != 2 {
 		t.Fatalf("during the call GOMAXPROCS = %d, want 2 (one slot and the coordinator)", got)
@@ -80,50 +79,12 @@ func TestGOMAXPROCSRestored(t *testing.T) {
 	if got := runtime.GOMAXPROCS(0); got != 1 {
 		t.Fatalf("after the call GOMAXPROCS = %d, want the 1 it was before", got)
 	}
-	// A longer call: 2 at once, 3 (the idle P) after spareAfter, 1 after.
-	spareAfter = time.Millisecond
-	restore = keepCoordinatorResponsive(helperExec{})
-	if !waitGOMAXPROCS(3) {
-		t.Fatalf("GOMAXPROCS = %d %v into the call, want 3 (one slot, the coordinator, an idle P)", runtime.GOMAXPROCS(0), spareAfter)
-	}
-	restore()
-	if got := runtime.GOMAXPROCS(0); got != 1 {
-		t.Fatalf("after the call GOMAXPROCS = %d, want the 1 it was before", got)
-	}
-	// The raise may fire while the call ends: whichever comes first, the
-	// value after the call is the one before it.
-	for i := range 50 {
-		spareAfter = time.Duration(i%10) * 10 * time.Microsecond
-		restore = keepCoordinatorResponsive(helperExec{})
-		if i%2 == 0 {
-			time.Sleep(spareAfter)
-		}
-		restore()
-		if got := runtime.GOMAXPROCS(0); got != 1 {
-			t.Fatalf("after call %d (spare after %v) GOMAXPROCS = %d, want 1", i, spareAfter, got)
-		}
-	}
-	// Not oversubscribed: no spare, however long the call.
-	spareWanted = func() bool { return false }
-	spareAfter = time.Millisecond
-	restore = keepCoordinatorResponsive(helperExec{})
-	time.Sleep(50 * time.Millisecond)
-	if got := runtime.GOMAXPROCS(0); got != 2 {
-		t.Fatalf("GOMAXPROCS = %d 50 ms into a call on a node that is not oversubscribed, want 2 (no spare)", got)
-	}
-	restore()
-	if got := runtime.GOMAXPROCS(0); got != 1 {
-		t.Fatalf("after the call GOMAXPROCS = %d, want the 1 it was before", got)
-	}
-	spareWanted = func() bool { return true }
 	setProcessAffinity(t, &all)
 	if !waitGOMAXPROCS(all.Count()) {
 		t.Fatalf("GOMAXPROCS stayed %d after every CPU was allowed again: the call switched the runtime's automatic updates off", runtime.GOMAXPROCS(0))
 	}
-	// Every CPU allowed (at least 2: an MPI-only call needs 2, 3 with the
-	// spare). A call that ends before the spare is due leaves GOMAXPROCS
-	// alone, during and after, and the updates stay in force.
-	spareAfter = time.Hour
+	// Every CPU allowed (at least 2, all an MPI-only call needs): the call
+	// leaves GOMAXPROCS alone, during and after, and the updates on.
 	restore = keepCoordinatorResponsive(helperExec{})
 	if got := runtime.GOMAXPROCS(0); got != all.Count() {
 		t.Fatalf("during a call that needs 2, GOMAXPROCS = %d, want the %d it was", got, all.Count())
@@ -132,22 +93,42 @@ func TestGOMAXPROCSRestored(t *testing.T) {
 	if got := runtime.GOMAXPROCS(0); got != all.Count() {
 		t.Fatalf("after a call that needed no raise, GOMAXPROCS = %d, want %d", got, all.Count())
 	}
-	// A longer one gets its spare when there is no idle P (2 CPUs), or
-	// needs none; either way the value and the updates come back.
-	spareAfter = time.Millisecond
-	restore = keepCoordinatorResponsive(helperExec{})
-	if !waitGOMAXPROCS(max(all.Count(), 3)) {
-		t.Fatalf("GOMAXPROCS = %d %v into the call, want %d", runtime.GOMAXPROCS(0), spareAfter, max(all.Count(), 3))
-	}
-	restore()
-	if got := runtime.GOMAXPROCS(0); got != all.Count() {
-		t.Fatalf("after the call GOMAXPROCS = %d, want %d", got, all.Count())
-	}
 	setProcessAffinity(t, &one)
 	if !waitGOMAXPROCS(1) {
 		t.Fatalf("GOMAXPROCS stayed %d with one CPU allowed after a call that needed no raise: the automatic updates are off", runtime.GOMAXPROCS(0))
 	}
+	// More ranks than CPUs: one slot, the coordinator and the idle P, 3
+	// at once and after the call; a later call changes nothing, one with
+	// more computing goroutines raises it further, and none lowers it.
+	spareWanted = func() bool { return true }
+	restore = keepCoordinatorResponsive(helperExec{})
+	if got := runtime.GOMAXPROCS(0); got != 3 {
+		t.Fatalf("during a call on an oversubscribed node GOMAXPROCS = %d, want 3 (one slot, the coordinator, an idle P)", got)
+	}
+	restore()
+	if got := runtime.GOMAXPROCS(0); got != 3 {
+		t.Fatalf("after a call on an oversubscribed node GOMAXPROCS = %d, want the 3 it raised it to", got)
+	}
+	restore = keepCoordinatorResponsive(threadsExec(3))
+	if got := runtime.GOMAXPROCS(0); got != 5 {
+		t.Fatalf("during a call of 3 computing goroutines GOMAXPROCS = %d, want 5", got)
+	}
+	restore()
+	restore = keepCoordinatorResponsive(helperExec{})
+	restore()
+	if got := runtime.GOMAXPROCS(0); got != 5 {
+		t.Fatalf("after a later call that needs 3, GOMAXPROCS = %d, want the 5 it was", got)
+	}
 }
+
+// threadsExec is an executor of n computing goroutines, for
+// keepCoordinatorResponsive (only Threads and Offloads are used).
+type threadsExec int
+
+func (n threadsExec) Slots() int                  { return int(n) }
+func (n threadsExec) Threads() int                { return int(n) }
+func (n threadsExec) Offloads() bool              { return true }
+func (n threadsExec) Run(func(int), func()) error { return nil }
 
 // setProcessAffinity allows every thread of the process the CPUs of set
 // (threads started later inherit it from their creator).

@@ -126,67 +126,43 @@ func (s *slotStart) work(slot int) {
 // of a call whose callbacks run off the calling goroutine. GOMAXPROCS is
 // raised at once to the executor's computing goroutines plus one if it is
 // lower (so the coordinator never waits for a P behind busy workers: under
-// mpirun a rank bound to one core starts with GOMAXPROCS 1). On a node
-// whose launcher started more ranks than it has CPUs (nodeOversubscribed)
-// it is raised once more when the call has run for spareAfter: a P left
-// idle while every slot computes. There the coordinator is often taken off
-// its core in the middle of an MPI call, and the runtime's sysmon takes
-// the P of a goroutine that has spent a tick (20 µs) in a system call (an
-// MPI call is a cgo call) when no other P is idle; every P it takes sets it
-// polling every 20 µs again (see coll.Resched), and each of those wake-ups
-// preempts a slot. Elsewhere the spare costs more than it saves (2 ranks
-// on one core each, 2 µs items: 0.78 of ideal with it, 0.82 without). It
-// comes late so that a short call keeps no stop-the-world for it (a
-// GOMAXPROCS change costs one: 30–60 µs here for a raise and its restore);
-// the node is looked at once per process. The function it returns stops the
-// pending raise and restores GOMAXPROCS (restoreGOMAXPROCS) if either
-// raise happened; a call that finds GOMAXPROCS high enough for both
-// changes nothing. (The coordinator's fine timer slack comes with the
+// mpirun a rank bound to one core starts with GOMAXPROCS 1), and the
+// function it returns restores it (restoreGOMAXPROCS); a call that finds
+// it high enough changes nothing.
+//
+// On a node whose launcher started more ranks than it has CPUs
+// (nodeOversubscribed, looked at once per process) it is raised to one
+// more, a P left idle while every slot computes, and left there for the
+// rest of the process. There the coordinator is often taken off its core
+// in the middle of an MPI call, and the runtime's sysmon takes the P of a
+// goroutine that has spent a tick (20 µs) in a system call (an MPI call
+// is a cgo call) when no other P is idle; every P it takes sets it polling
+// every 20 µs again (see coll.Resched), and each of those wake-ups
+// preempts a slot. The raise is not undone because every GOMAXPROCS change
+// stops the world, and there a stop waits for threads that wait for a
+// core: 13–112 ms measured under MPICH with 4 ranks on 2 cores, while the
+// rank's coordinator and slots stand still. Elsewhere the spare costs more
+// than it saves (2 ranks on one core each, 2 µs items: 0.78 of ideal with
+// it, 0.82 without). (The coordinator's fine timer slack comes with the
 // collective call itself: enterCollective.)
 func keepCoordinatorResponsive(exec seam.Executor) (restore func()) {
 	if !exec.Offloads() {
 		return func() {}
 	}
 	old := runtime.GOMAXPROCS(0)
-	need, spare := exec.Threads()+1, exec.Threads()+2
-	late := spareWanted() && old < spare
-	if old >= need && !late {
+	need := exec.Threads() + 1
+	if spareWanted() {
+		if old < need+1 {
+			runtime.GOMAXPROCS(need + 1)
+		}
 		return func() {}
 	}
-	var mu sync.Mutex
-	ended, raised := false, false
-	if old < need {
-		runtime.GOMAXPROCS(need)
-		raised = true
+	if old >= need {
+		return func() {}
 	}
-	var t *time.Timer
-	if late {
-		t = time.AfterFunc(spareAfter, func() {
-			mu.Lock()
-			defer mu.Unlock()
-			if !ended {
-				runtime.GOMAXPROCS(spare)
-				raised = true
-			}
-		})
-	}
-	return func() {
-		if t != nil {
-			t.Stop()
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		ended = true
-		if raised {
-			restoreGOMAXPROCS(old)
-		}
-	}
+	runtime.GOMAXPROCS(need)
+	return func() { restoreGOMAXPROCS(old) }
 }
-
-// spareAfter is how long a call runs before keepCoordinatorResponsive adds
-// its idle P: sysmon's first preemption of a long-running goroutine comes
-// after 10 ms, and a call this short gains little from the spare.
-var spareAfter = 2 * time.Millisecond // a variable for the tests
 
 // spareWanted says whether a call gets the idle P; a variable for the tests.
 var spareWanted = oversubscribedOnce
