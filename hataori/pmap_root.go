@@ -58,7 +58,6 @@ type rootLoop[T, U any] struct {
 	prefetchSlot []bool // per rank: its last logical slot is its prefetch slot
 	held         []int  // per rank: the status of its prefetch slot's held READY, -1: none
 	nHeld        int    // READYs held
-	backed       bool   // every other rank has a prefetch slot (see pollCap)
 
 	// flags holds what the coordinator polls (failing, every round) and
 	// the progress counters, on cache lines of their own.
@@ -156,10 +155,6 @@ func runRoot[T, U any](c *call[T, U], slots []int, pending []pendingReady, start
 	r.place = newRootPlacer[U](k.Size, ss == nil || ss.pool == nil, c.inline)
 	for _, p := range pending {
 		r.prefetchSlot[p.rank] = p.prefetchSlot
-	}
-	r.backed = k.Size > 1
-	for rank, has := range r.prefetchSlot {
-		r.backed = r.backed && (has || rank == k.Rank)
 	}
 	if c.stats != nil {
 		r.taskFlags |= taskStats
@@ -365,6 +360,7 @@ func (r *rootLoop[T, U]) loop(inline bool) {
 	defer r.awaitTasks()
 	base := loopBackoffMax()
 	b := coll.Backoff{Max: base}
+	backable := oversubscribedOnce() && r.othersPrefetch()
 	ready := func() bool {
 		select {
 		case <-r.loopEnded:
@@ -428,23 +424,24 @@ func (r *rootLoop[T, U]) loop(inline bool) {
 		if r.due.active() && r.computing.Load() > 0 && r.waitDue() {
 			continue
 		}
-		b.Max = r.pollCap(base)
-		b.Wait(r.computing.Load() == 0, ready, r.pan.wake)
+		computing := r.computing.Load() > 0
+		b.Max = r.pollCap(base, backable && computing)
+		b.Wait(!computing, ready, r.pan.wake)
 	}
 }
 
 // pollCap is the longest idle sleep of the coordinator's next wait: base
-// (the loop's BackoffMax), or coll.BackoffMaxBacked where base is
-// coll.BackoffMaxShared (a node with more ranks than CPUs), the root's own
-// slots compute, and every logical slot of every other rank holds a batch
-// (RemoteBusy), each rank's prefetch slot included (backed). Then the
-// next message is a RESULT and READY of a rank that still has a batch to
-// run, or a CANCEL: none needs an answer within 200 µs, and every wake-up
-// that finds nothing takes a context switch from a core a slot needs.
-// Once a slot is idle (its READY in, or held: see holdReady) or stopped,
-// the cap is base again. Coordinator only.
-func (r *rootLoop[T, U]) pollCap(base time.Duration) time.Duration {
-	if base != coll.BackoffMaxShared || !r.backed || r.computing.Load() == 0 {
+// (the loop's BackoffMax), or coll.BackoffMaxBacked when backable (a node
+// with more ranks than CPUs, every other rank has a prefetch slot, the
+// root's own slots compute) and every logical slot of every other rank
+// holds a batch (RemoteBusy). Then the next message is a RESULT and READY
+// of a rank that still has a batch to run, or a CANCEL: none needs an
+// answer within 200 µs, and every wake-up that finds nothing takes a
+// context switch from a core a slot needs. Once a slot is idle (its READY
+// in, or held: see holdReady) or stopped, the cap is base again.
+// Coordinator only.
+func (r *rootLoop[T, U]) pollCap(base time.Duration, backable bool) time.Duration {
+	if !backable {
 		return base
 	}
 	r.mu.Lock()
@@ -454,6 +451,20 @@ func (r *rootLoop[T, U]) pollCap(base time.Duration) time.Duration {
 		return coll.BackoffMaxBacked
 	}
 	return base
+}
+
+// othersPrefetch reports whether every rank but this one announced a
+// prefetch slot in its first READY (false at world size one).
+func (r *rootLoop[T, U]) othersPrefetch() bool {
+	if r.k.Size == 1 {
+		return false
+	}
+	for rank, has := range r.prefetchSlot {
+		if !has && rank != r.k.Rank {
+			return false
+		}
+	}
+	return true
 }
 
 // waitDue is the coordinator's idle wait while its slots compute and a

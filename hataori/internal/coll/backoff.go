@@ -99,12 +99,12 @@ func (b *Backoff) WaitKick(spin bool, ready func() bool, wake <-chan struct{}, k
 		return
 	default:
 	}
-	limit = cmp.Or(b.Max, BackoffMax)
-	d := min(b.d, limit) // Max may have dropped since the last sleep
+	most := cmp.Or(b.Max, BackoffMax)
+	d := min(b.d, most) // Max may have dropped since the last sleep
 	if k != nil {
 		k.Wait(seen, d)
 	} else {
 		ThreadSleep(d)
 	}
-	b.d = min(2*d, limit)
+	b.d = min(2*d, most)
 }
