@@ -334,11 +334,11 @@ func (c *causeError) Error() string {
 // item 1 must still run, and its failure, the lowest failing index, wins
 // on every rank.
 func TestPmapStopCauseOnWay(t *testing.T) {
+	needTrace(t) // debugSent counts in hataoridebug builds only
 	if !mpitest.Child() {
 		pmapJob(t, "TestPmapStopCauseOnWay", 2)
 		return
 	}
-	needTrace(t) // debugSent counts in hataoridebug builds only
 	e := newRankEnv(t)
 	d := e.dom // rank 1: two slots
 	if e.rank == 0 {
