@@ -30,11 +30,13 @@ type Options struct {
 	// 0, the default, means automatic: the root measures every completed
 	// batch (its items' compute time and, for another rank, the round
 	// trip of its TASK) and sizes each rank's next batch so that the
-	// per-batch overhead stays a small share of its compute, starting at
-	// one item and at most doubling per measured batch, while no batch
-	// takes more than a factoring share of the items still unassigned
-	// (remaining / (2 · slots)), so the last items spread over every slot.
-	// A positive B fixes every batch at B items exactly as before: batch k
+	// per-batch overhead stays a small share (1/32) of its compute,
+	// starting at one item and at most doubling per measured batch, while
+	// no batch takes more than a factoring share of the items still
+	// unassigned (remaining / (2 · slots)), so the last items spread over
+	// every slot, nor more than 64 MiB of items or results in one frame
+	// (measured per rank). A positive B fixes every batch at B items
+	// exactly, whatever the bytes: batch k
 	// holds items [k·B, min((k+1)·B, N)). A negative value is rejected by
 	// the preflight.
 	BatchSize int

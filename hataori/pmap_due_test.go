@@ -15,7 +15,7 @@ func TestDueTrackerPredictsFromWork(t *testing.T) {
 	if _, ok := d.next(0); ok {
 		t.Fatal("a RESULT is due before any TASK was sent")
 	}
-	d.taskSent(1, 0, 0, 0, 1) // unknown cost
+	d.taskSent(1, 0, 0, 0, 1, 0) // unknown cost
 	if _, ok := d.next(0); ok {
 		t.Fatal("a RESULT of unknown cost is predicted")
 	}
@@ -23,13 +23,13 @@ func TestDueTrackerPredictsFromWork(t *testing.T) {
 		t.Fatalf("round trip = %d, want 40 µs", rt)
 	}
 	// 400 µs of work: due then (no lateness observed yet).
-	d.taskSent(1, 0, 100*us, 400*us, 1)
+	d.taskSent(1, 0, 100*us, 400*us, 1, 0)
 	if until, ok := d.next(150 * us); !ok || until != 350*time.Microsecond {
 		t.Fatalf("next = %v, %v; want 350 µs, true", until, ok)
 	}
 	// Arriving 30 µs late teaches a lateness of 30 µs.
 	d.resultIn(1, 0, 530*us)
-	d.taskSent(1, 0, 1000*us, 200*us, 1)
+	d.taskSent(1, 0, 1000*us, 200*us, 1, 0)
 	if until, ok := d.next(1000 * us); !ok || until != 230*time.Microsecond {
 		t.Fatalf("next = %v, %v; want 230 µs, true", until, ok)
 	}
@@ -49,8 +49,8 @@ func TestDueTrackerEarliestSlot(t *testing.T) {
 	if len(d.clock.at) != 5 {
 		t.Fatalf("%d remote slots tracked, want 5", len(d.clock.at))
 	}
-	d.taskSent(0, 1, 50*us, 100*us, 2)
-	d.taskSent(2, 0, 30*us, 100*us, 3)
+	d.taskSent(0, 1, 50*us, 100*us, 2, 0)
+	d.taskSent(2, 0, 30*us, 100*us, 3, 0)
 	if until, ok := d.next(30 * us); !ok || until != 100*time.Microsecond {
 		t.Fatalf("next = %v, %v; want the slot due first (100 µs), true", until, ok)
 	}
@@ -68,7 +68,7 @@ func TestDueTrackerOff(t *testing.T) {
 		if d.active() {
 			t.Errorf("%s: tracker on", c.name)
 		}
-		d.taskSent(len(c.slots)-1, 0, 0, 10*us, 1) // no effect, no panic
+		d.taskSent(len(c.slots)-1, 0, 0, 10*us, 1, 0) // no effect, no panic
 		d.resultIn(len(c.slots)-1, 0, 10*us)
 		if _, ok := d.next(5 * us); ok {
 			t.Errorf("%s: a RESULT is due", c.name)

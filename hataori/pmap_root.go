@@ -116,12 +116,16 @@ type slotRun struct {
 	stopped bool         // the slot got STOP
 }
 
+// batchBytesLimit bounds the bytes of an automatic batch's TASK or
+// RESULT (0: sched.MaxBatchBytes); a variable for the tests.
+var batchBytesLimit int64
+
 // runRoot runs the root's side of a call and returns the result table.
 // slots[r] is rank r's slot count; with inline, the coordinator evaluates
 // the root's only slot itself (MPI-only at MPI_THREAD_SINGLE).
 func runRoot[T, U any](c *call[T, U], slots []int, pending []pendingReady, start func(serve func(int))) []U {
 	k := c.k
-	cfg := sched.Config{Items: len(c.items), BatchSize: c.batch, Root: k.Rank, Slots: slots}
+	cfg := sched.Config{Items: len(c.items), BatchSize: c.batch, Root: k.Rank, Slots: slots, MaxBatchBytes: batchBytesLimit}
 	if c.stream != nil {
 		cfg.Open, cfg.Window = true, max(c.stream.window, c.batch) // a fixed batch must fit
 	}
@@ -767,12 +771,13 @@ func (r *rootLoop[T, U]) onReady(from, s int, status uint8) {
 			if t, ok := r.place.grant(from, b.ID, b.Count); ok {
 				buf = appendGrants(buf, t)
 			}
+			n := int64(len(buf))
 			r.sendTask(from, withSlot(buf, s)) // nonblocking: buf is the send's until reapTasks
 			exec := r.sch.SlotCount(from)
 			if r.prefetchSlot[from] {
 				exec--
 			}
-			r.due.taskSent(from, s, int64(time.Since(r.c.t0)), int64(cost)*int64(b.Count), exec)
+			r.due.taskSent(from, s, int64(time.Since(r.c.t0)), int64(cost)*int64(b.Count), exec, n)
 			debugTaskSent()
 			return
 		}
@@ -948,7 +953,9 @@ func (r *rootLoop[T, U]) onResult(from, s int, h wire.Header, payload []byte, bo
 	r.locked(func() error {
 		var err error
 		if timed {
-			err = r.sch.OnResultTimed(from, s, id, indices, ok, clampTiming(rt, compute, queued))
+			t := clampTiming(rt, compute, queued)
+			t.Bytes = max(r.due.clock.taskBytes(from, s), int64(len(payload)+bodies.apart()))
+			err = r.sch.OnResultTimed(from, s, id, indices, ok, t)
 		} else {
 			err = r.sch.OnResult(from, s, id, indices, ok)
 		}
@@ -1083,11 +1090,12 @@ func (r *rootLoop[T, U]) failRunning(from, s int, kind ErrorKind, msg string, er
 
 // taskClock keeps, per remote logical slot, when its outstanding TASK left
 // (ns since the call's start, -1: none), for the round trip of its RESULT
-// (sched.Timing.RoundTrip). Coordinator only; a fixed table, so no
-// allocation per message.
+// (sched.Timing.RoundTrip), and the TASK's size (sched.Timing.Bytes).
+// Coordinator only; fixed tables, so no allocation per message.
 type taskClock struct {
 	first []int   // per rank, the index of its slot 0 in at
 	at    []int64 // per remote slot
+	bytes []int64 // per remote slot: its last TASK's frame size
 }
 
 // remoteSlotIndex numbers the remote ranks' slots one after the other:
@@ -1107,19 +1115,27 @@ func remoteSlotIndex(slots []int, root int) (first []int, n int) {
 func newTaskClock(slots []int, root int) taskClock {
 	first, n := remoteSlotIndex(slots, root)
 	c := taskClock{first: first}
-	c.at = make([]int64, n)
+	c.at, c.bytes = make([]int64, n), make([]int64, n)
 	for i := range c.at {
 		c.at[i] = -1
 	}
 	return c
 }
 
-// sent records that (rank, slot)'s TASK left at now (nothing for a slot
-// it does not keep: the root's at world size one).
-func (c *taskClock) sent(rank, slot int, now int64) {
+// sent records that (rank, slot)'s TASK of size bytes left at now (nothing
+// for a slot it does not keep: the root's at world size one).
+func (c *taskClock) sent(rank, slot int, now, bytes int64) {
 	if i := c.first[rank] + slot; i < len(c.at) {
-		c.at[i] = now
+		c.at[i], c.bytes[i] = now, bytes
 	}
+}
+
+// taskBytes is the size of (rank, slot)'s last TASK (0: none).
+func (c *taskClock) taskBytes(rank, slot int) int64 {
+	if i := c.first[rank] + slot; i < len(c.bytes) {
+		return c.bytes[i]
+	}
+	return 0
 }
 
 // roundTrip returns the time from (rank, slot)'s TASK to now, its RESULT's
@@ -1176,10 +1192,10 @@ func newDueTracker(slots []int, root int) dueTracker {
 // many remote slots).
 func (d *dueTracker) active() bool { return d.on }
 
-// taskSent records that (rank, slot)'s TASK left at now, with work ns of
-// expected compute (0: unknown), rank having exec executor slots.
-func (d *dueTracker) taskSent(rank, slot int, now, work int64, exec int) {
-	d.clock.sent(rank, slot, now)
+// taskSent records that (rank, slot)'s TASK of size bytes left at now, with
+// work ns of expected compute (0: unknown), rank having exec executor slots.
+func (d *dueTracker) taskSent(rank, slot int, now, work int64, exec int, bytes int64) {
+	d.clock.sent(rank, slot, now, bytes)
 	if d.on {
 		d.model.Sent(rank, slot, now, work, exec)
 	}

@@ -74,14 +74,15 @@ func TestClampTiming(t *testing.T) {
 }
 
 // The root's record of when each remote slot's TASK left gives one round
-// trip per TASK, none without one outstanding.
+// trip per TASK, none without one outstanding, and each slot's last TASK
+// size.
 func TestTaskClock(t *testing.T) {
 	c := newTaskClock([]int{2, 3, 1}, 1) // rank 1 is the root
 	if len(c.at) != 3 {
 		t.Fatalf("%d remote slots, want 3", len(c.at))
 	}
-	c.sent(0, 1, 10)
-	c.sent(2, 0, 15)
+	c.sent(0, 1, 10, 700)
+	c.sent(2, 0, 15, 90)
 	if rt := c.roundTrip(0, 1, 40); rt != 30 {
 		t.Errorf("round trip %d, want 30", rt)
 	}
@@ -93,6 +94,9 @@ func TestTaskClock(t *testing.T) {
 	}
 	if rt := c.roundTrip(2, 0, 20); rt != 5 {
 		t.Errorf("round trip %d, want 5", rt)
+	}
+	if a, b, z := c.taskBytes(0, 1), c.taskBytes(2, 0), c.taskBytes(0, 0); a != 700 || b != 90 || z != 0 {
+		t.Errorf("TASK sizes %d, %d, %d, want 700, 90, 0", a, b, z)
 	}
 }
 

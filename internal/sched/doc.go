@@ -24,12 +24,15 @@
 //   - the per-batch overhead o: the median of the last OverheadWindow (8)
 //     samples of round trip − compute − queued (remote slots), never less
 //     than MinOverhead (1 µs; the root's own slots report no round trip
-//     and get exactly that).
+//     and get exactly that);
+//   - the bytes per item: the largest of the measured batches' (the larger
+//     of a remote batch's TASK and RESULT, divided by its items).
 //
 // The next batch of a rank with r indices unassigned then has
 //
-//	n = ceil(OverheadShare·o/c)                 overhead ≤ 1/8 of compute
+//	n = ceil(OverheadShare·o/c)                 overhead ≤ 1/32 of compute
 //	n ≤ Growth·(largest batch measured on rank)  at most ×2 per measurement
+//	n ≤ MaxBatchBytes / (bytes per item)        64 MiB per TASK or RESULT
 //	n ≤ MaxSize                                  (65536)
 //	n ≤ ceil(r / (Factoring·W))                  the factoring cap
 //	n ≥ 1

@@ -17,6 +17,7 @@ type modelRank struct {
 	slots    int
 	cost     func(i int) time.Duration // compute of item i on this rank
 	overhead time.Duration             // remote: round trip minus compute
+	bytes    int64                     // remote: bytes per item of its RESULTs (0: not reported)
 }
 
 // modelBatch is one batch the model ran.
@@ -90,7 +91,7 @@ func runModel(t testing.TB, n, batch int, ranks []modelRank) modelRun {
 			if ev.rank == 0 {
 				err = s.CompleteRootTimed(ev.slot, true, Timing{Compute: b.compute})
 			} else {
-				err = s.OnResultTimed(ev.rank, ev.slot, b.ID, b.Indices(), true, Timing{Compute: b.compute, RoundTrip: b.done - b.at})
+				err = s.OnResultTimed(ev.rank, ev.slot, b.ID, b.Indices(), true, Timing{Compute: b.compute, RoundTrip: b.done - b.at, Bytes: int64(b.Count) * ranks[ev.rank].bytes})
 			}
 			if err != nil {
 				t.Fatal(err)

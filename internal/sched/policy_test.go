@@ -10,23 +10,42 @@ import (
 
 const us = time.Microsecond
 
+// sizeFor is the overhead rule's size for overhead o and item cost c:
+// ceil(OverheadShare·o/c).
+func sizeFor(o, c time.Duration) int {
+	return int(math.Ceil(OverheadShare * float64(o) / float64(c)))
+}
+
+// doublingTo is the size sequence of a rank that measures every batch
+// before its next one: StartSize, doubling, up to target, then target,
+// n sizes in all.
+func doublingTo(target, n int) []int {
+	out := []int{StartSize}
+	for len(out) < n {
+		out = append(out, min(target, Growth*out[len(out)-1]))
+	}
+	return out
+}
+
 // TestAutoGrowthDoublesToTheOverheadTarget: a rank's first batch has
 // StartSize items, each next one at most Growth times the largest it has
-// measured, until the overhead rule's ceil(8·o/c) holds: 240 for a remote
-// rank with 60 µs of overhead and 2 µs items, 4 for the root (MinOverhead).
+// measured, until the overhead rule's ceil(OverheadShare·o/c) holds (960
+// for a remote rank with 60 µs of overhead and 2 µs items, 16 for the
+// root, whose overhead is MinOverhead).
 func TestAutoGrowthDoublesToTheOverheadTarget(t *testing.T) {
 	m := runModel(t, 1_000_000, 0, uniform(2, 2*us, 60*us))
 	remote, root := m.sizesOf(1), m.sizesOf(0)
-	if want := []int{1, 2, 4, 8, 16, 32, 64, 128, 240, 240, 240}; !slices.Equal(remote[:len(want)], want) {
+	rt, ot := sizeFor(60*us, 2*us), sizeFor(MinOverhead, 2*us)
+	if want := doublingTo(rt, 14); !slices.Equal(remote[:len(want)], want) || want[len(want)-1] != rt {
 		t.Errorf("remote sizes start %v, want %v", remote[:len(want)], want)
 	}
-	if want := []int{1, 2, 4, 4, 4, 4}; !slices.Equal(root[:len(want)], want) {
+	if want := doublingTo(ot, 8); !slices.Equal(root[:len(want)], want) || want[len(want)-1] != ot {
 		t.Errorf("root sizes start %v, want %v", root[:len(want)], want)
 	}
-	if e := m.s.Estimate(1); e.ItemCost != 2*us || e.Overhead != 60*us || e.Size != 240 {
+	if e := m.s.Estimate(1); e.ItemCost != 2*us || e.Overhead != 60*us || e.Size != rt {
 		t.Errorf("remote estimate %+v", e)
 	}
-	if e := m.s.Estimate(0); e.ItemCost != 2*us || e.Overhead != MinOverhead || e.Size != 4 || e.RoundTrips != 0 {
+	if e := m.s.Estimate(0); e.ItemCost != 2*us || e.Overhead != MinOverhead || e.Size != ot || e.RoundTrips != 0 {
 		t.Errorf("root estimate %+v", e)
 	}
 	// Several slots of a rank: none grows past twice what the rank has
@@ -50,6 +69,41 @@ func TestAutoGrowthDoublesToTheOverheadTarget(t *testing.T) {
 			t.Fatalf("batch %+v of rank %d: %d items, limit %d", b.Batch, b.rank, b.Count, limit)
 		}
 		done[b.rank] = append(done[b.rank], b)
+	}
+}
+
+// TestBatchBytesCap: a remote rank whose results are large gets batches
+// of at most MaxBatchBytes of them once it has been measured, however
+// cheap its items; one whose single result exceeds that still gets one
+// item per batch; the root, which reports no bytes, is not capped.
+func TestBatchBytesCap(t *testing.T) {
+	for _, c := range []struct {
+		bytes int64
+		want  int // the remote's steady size
+	}{{0, sizeFor(60*us, 2*us)}, {1 << 20, MaxBatchBytes >> 20}, {3 << 20, MaxBatchBytes / (3 << 20)}, {100 << 20, 1}} {
+		rs := uniform(2, 2*us, 60*us)
+		rs[1].bytes = c.bytes
+		m := runModel(t, 400_000, 0, rs)
+		sizes := m.sizesOf(1)
+		if c.bytes > 0 {
+			for k, n := range sizes {
+				if int64(n)*c.bytes > max(MaxBatchBytes, c.bytes) {
+					t.Fatalf("%d bytes per item: batch %d of the remote has %d items, %d bytes", c.bytes, k, n, int64(n)*c.bytes)
+				}
+			}
+		}
+		if slices.Max(sizes) != c.want {
+			t.Errorf("%d bytes per item: largest remote batch %d, want %d", c.bytes, slices.Max(sizes), c.want)
+		}
+		if e := m.s.Estimate(0); e.Size != sizeFor(MinOverhead, 2*us) {
+			t.Errorf("%d bytes per item on the remote: root estimate %+v", c.bytes, e)
+		}
+	}
+	s := mustNew(t, Config{Items: 10, Root: 0, Slots: []int{1, 1}})
+	r := dec(s.OnReady(1, 0))
+	mustOK(t, "OnReady", r.err)
+	if err := s.OnResultTimed(1, 0, r.b.ID, r.b.Indices(), true, Timing{Compute: us, RoundTrip: 2 * us, Bytes: -1}); err == nil {
+		t.Error("a negative Bytes was accepted")
 	}
 }
 
@@ -87,14 +141,15 @@ func TestFactoringCapBoundsEveryBatch(t *testing.T) {
 // TestTailSpreadsOverEverySlot: with equal costs the last batches are
 // small, every slot takes part in them, and every slot finishes within a
 // few small batches of the end; a fixed size of the steady-state
-// automatic size (24) does not.
+// automatic size (ceil(OverheadShare·60/20)) does not.
 func TestTailSpreadsOverEverySlot(t *testing.T) {
 	rs := uniform(4, 20*us, 60*us)
 	for r := range rs {
 		rs[r].slots = 2
 	}
 	auto := runModel(t, 20_000, 0, rs)
-	fixed := runModel(t, 20_000, 24, rs)
+	steady := sizeFor(60*us, 20*us)
+	fixed := runModel(t, 20_000, steady, rs)
 	spread := func(m modelRun) (time.Duration, []int) {
 		end := map[[2]int]time.Duration{}
 		var lastSizes []int
@@ -112,12 +167,12 @@ func TestTailSpreadsOverEverySlot(t *testing.T) {
 	}
 	sa, lastA := spread(auto)
 	sf, _ := spread(fixed)
-	t.Logf("finish spread: auto %v, fixed 24 %v; last %d auto sizes %v", sa, sf, 2*auto.slots, lastA)
+	t.Logf("finish spread: auto %v, fixed %d %v; last %d auto sizes %v", sa, steady, sf, 2*auto.slots, lastA)
 	if slices.Max(lastA) > 4 || lastA[len(lastA)-1] != 1 {
 		t.Errorf("last automatic batches %v, want small, ending with 1", lastA)
 	}
 	if sa > 100*us || sa >= sf {
-		t.Errorf("slots finish %v apart (fixed 24: %v), want within 100µs", sa, sf)
+		t.Errorf("slots finish %v apart (fixed %d: %v), want within 100µs", sa, steady, sf)
 	}
 	seen := map[[2]int]bool{}
 	for _, b := range auto.batches[len(auto.batches)-3*auto.slots:] {
@@ -141,9 +196,9 @@ func stepCost(at int, a, b time.Duration) func(int) time.Duration {
 // TestCostChangeMidInput: when the items get 100 times dearer halfway,
 // each slot runs at most the batch it was given before it could know and
 // one mixed batch at the old size, then sizes follow the new cost
-// (ceil(8·60/200) = 3); when they get 100 times cheaper, sizes grow back
-// (doublings while the cost average follows: 90 % of the target within
-// 12 batches).
+// (ceil(OverheadShare·60/200)); when they get 100 times cheaper, sizes
+// grow back (doublings while the cost average follows: 90 % of the target
+// within 12 batches, all of it within 20).
 func TestCostChangeMidInput(t *testing.T) {
 	const n = 20_000
 	rs := uniform(3, 0, 60*us)
@@ -151,18 +206,19 @@ func TestCostChangeMidInput(t *testing.T) {
 		rs[r].cost = stepCost(n/2, 2*us, 200*us)
 	}
 	m := runModel(t, n, 0, rs)
+	dear, cheap := sizeFor(60*us, 200*us), sizeFor(60*us, 2*us)
 	long := map[int]int{}
 	for _, b := range m.batches {
-		if b.End() > n/2 && b.rank != 0 && b.Count > 3 {
+		if b.End() > n/2 && b.rank != 0 && b.Count > dear {
 			long[b.rank]++
 		}
 	}
 	for r := 1; r < 3; r++ {
 		if long[r] > 2 {
-			t.Errorf("rank %d: %d batches larger than 3 after the cost rose", r, long[r])
+			t.Errorf("rank %d: %d batches larger than %d after the cost rose", r, long[r], dear)
 		}
-		if e := m.s.Estimate(r); e.Size != 3 {
-			t.Errorf("rank %d at the end: %+v, want size 3", r, e)
+		if e := m.s.Estimate(r); e.Size != dear {
+			t.Errorf("rank %d at the end: %+v, want size %d", r, e, dear)
 		}
 	}
 	if eff := m.efficiency(); eff < 0.85 {
@@ -181,10 +237,10 @@ func TestCostChangeMidInput(t *testing.T) {
 		}
 	}
 	regrow := sz[before:]
-	near := slices.IndexFunc(regrow, func(n int) bool { return n >= 216 })
-	full := slices.Index(regrow, 240)
-	if near < 0 || near > 12 || full < 0 || full > 16 {
-		t.Errorf("rank 1 regrew to 90%% of 240 in %d batches, to 240 in %d, want ≤ 12 and ≤ 16: %v", near, full, regrow[:min(len(regrow), 20)])
+	near := slices.IndexFunc(regrow, func(n int) bool { return n >= cheap*9/10 })
+	full := slices.Index(regrow, cheap)
+	if near < 0 || near > 12 || full < 0 || full > 20 {
+		t.Errorf("rank 1 regrew to 90%% of %d in %d batches, to %d in %d, want ≤ 12 and ≤ 20: %v", cheap, near, cheap, full, regrow[:min(len(regrow), 24)])
 	}
 }
 
@@ -200,8 +256,8 @@ func TestSlowRankGetsSmallerBatches(t *testing.T) {
 	st := m.s.Stats()
 	fast, slow := st.RankSizes[1], st.RankSizes[2]
 	t.Logf("sizes fast %+v slow %+v", fast, slow)
-	if fast.Median != 24 || slow.Median != 3 {
-		t.Errorf("median sizes fast %d slow %d, want 24 and 3", fast.Median, slow.Median)
+	if f, sl := sizeFor(60*us, 20*us), sizeFor(60*us, 200*us); fast.Median != f || slow.Median != sl {
+		t.Errorf("median sizes fast %d slow %d, want %d and %d", fast.Median, slow.Median, f, sl)
 	}
 	// Fluid ideal: n items over speeds 1/20 + 1/20 + 1/200 per µs.
 	ideal := time.Duration(math.Round(float64(n) / (2.0/20 + 1.0/200) * float64(us)))
@@ -248,7 +304,8 @@ func TestSlowRankGetsSmallerBatches(t *testing.T) {
 // call's start-up) moves nothing once three samples are in.
 func TestRootAndRemoteOverhead(t *testing.T) {
 	s := mustNew(t, Config{Items: 1_000_000, Root: 0, Slots: []int{1, 1}})
-	rtt := []time.Duration{40 * time.Millisecond, 60 * us, 60 * us, 60 * us, 60 * us}
+	// Enough batches for the remote's doublings to reach its target.
+	rtt := []time.Duration{40 * time.Millisecond, 60 * us, 60 * us, 60 * us, 60 * us, 60 * us, 60 * us, 60 * us}
 	for k, o := range rtt {
 		r := dec(s.RootDispatch(0))
 		mustOK(t, "RootDispatch", r.err)
@@ -262,11 +319,11 @@ func TestRootAndRemoteOverhead(t *testing.T) {
 		}
 	}
 	root, remote := s.Estimate(0), s.Estimate(1)
-	if root.Overhead != MinOverhead || root.Size != 1 || root.ItemCost != 20*us {
-		t.Errorf("root %+v, want 1µs overhead and size ceil(8·1/20) = 1", root)
+	if want := sizeFor(MinOverhead, 20*us); root.Overhead != MinOverhead || root.Size != want || root.ItemCost != 20*us {
+		t.Errorf("root %+v, want 1µs overhead and size ceil(OverheadShare·1/20) = %d", root, want)
 	}
-	if remote.Overhead != 60*us || remote.RoundTrips != int64(len(rtt)) || remote.Size != 24 {
-		t.Errorf("remote %+v, want 60µs overhead and size ceil(8·60/20) = 24", remote)
+	if want := sizeFor(60*us, 20*us); remote.Overhead != 60*us || remote.RoundTrips != int64(len(rtt)) || remote.Size != want {
+		t.Errorf("remote %+v, want 60µs overhead and size ceil(OverheadShare·60/20) = %d", remote, want)
 	}
 }
 

@@ -34,6 +34,9 @@ type Config struct {
 	// Slots[r] is the number of slots (workers) rank r offers, each >= 1;
 	// len(Slots) is the world size of the private communicator (>= 1).
 	Slots []int
+	// MaxBatchBytes bounds the bytes of an automatic batch (see
+	// MaxBatchBytes, the default when zero or less).
+	MaxBatchBytes int64
 }
 
 // Stats is the scheduler's instrumentation.
