@@ -43,7 +43,7 @@
 #             slots, the sum over the ranks); a static split executed for
 #             real. Aim (auto): Pmap/greedy <= 1.03 (MPI-only and hybrid),
 #             static/Pmap >= 1.3.
-#   mixed     about 3,700 CPU-bound items of 10 µs to 10 ms (a fixed-seed
+#   mixed     about 4,000 CPU-bound items of 10 µs to 10 ms (a fixed-seed
 #             lognormal of spin costs, median 150 µs, sigma 1.6, clamped,
 #             about 2 s of CPU in all; independent draws, so shuffled) on 2
 #             and 4 ranks. Greedy for CPU items: each item measures its own
