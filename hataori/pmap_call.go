@@ -177,6 +177,16 @@ func loopBackoffMax() time.Duration {
 	return 0
 }
 
+// loopBusyWait is the longest wait of a remote coordinator whose every
+// logical slot holds a batch: coll.BusyWaitShared on a node with more
+// ranks than CPUs, else coll.BusyWait.
+func loopBusyWait() time.Duration {
+	if oversubscribedOnce() {
+		return coll.BusyWaitShared
+	}
+	return coll.BusyWait
+}
+
 // restoreGOMAXPROCS sets GOMAXPROCS back to old without leaving the
 // runtime's automatic updates (Go 1.25 on: GOMAXPROCS follows the CPU
 // affinity and the cgroup CPU limit) switched off, as runtime.GOMAXPROCS(n)

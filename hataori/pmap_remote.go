@@ -232,6 +232,7 @@ func (r *remoteLoop[T, U]) sendReadyFlags(s int, flags uint8) {
 // loop runs until every slot has stopped and no RESULT is outstanding.
 func (r *remoteLoop[T, U]) loop() {
 	b := coll.Backoff{Max: loopBackoffMax()}
+	busy := loopBusyWait()
 	ready := func() bool { return len(r.results) > 0 }
 	ctxDone := r.c.ctx.Done()
 	for !r.w.Stopped() || r.held > 0 {
@@ -275,11 +276,11 @@ func (r *remoteLoop[T, U]) loop() {
 			// Every executor slot holds a batch: only a CANCEL, a
 			// prefetched TASK or the prefetch slot's STOP can arrive,
 			// none of them urgent while every slot computes, so wait
-			// for a slot to finish (or BusyWait). A RESULT still on its
+			// for a slot to finish (or busy). A RESULT still on its
 			// way needs this rank's MPI progress: the back-off below
 			// keeps testing it.
 			debugKickWait()
-			r.resultKick.Wait(seen, coll.BusyWait)
+			r.resultKick.Wait(seen, busy)
 		default:
 			b.WaitKick(r.held == 0, ready, r.c.pan.wake, &r.resultKick, seen)
 		}

@@ -47,6 +47,14 @@ var (
 	// slot of its rank holds a batch (ended early by the first to finish):
 	// the longest a CANCEL from the root, or the end of ctx, waits then.
 	BusyWait = time.Millisecond
+	// BusyWaitShared is BusyWait on a node whose launcher started more
+	// ranks than it has CPUs, where each timed-out wait is a context
+	// switch on a core that slots share (4 unbound ranks on 2 cores under
+	// MPICH, interleaved launches: medians 0.856 / 0.853 of ideal,
+	// MPI-only / hybrid, with 4–20 ms, against 0.837 / 0.845 with 1 ms).
+	// Below ReschedEvery, so that a loop that waits this long still
+	// passes through the scheduler before sysmon would preempt it.
+	BusyWaitShared = 4 * time.Millisecond
 )
 
 // Backoff paces a polling loop. Its waits also pass the goroutine through
