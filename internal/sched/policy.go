@@ -46,7 +46,8 @@ const (
 	// and the floor of every measured one: the root's own slots hand off
 	// under the scheduler lock in well under a microsecond, but each batch
 	// also pays its dispatch and completion bookkeeping; the floor keeps
-	// cheap items on the root in batches of a few (ceil(8·1µs/cost)).
+	// cheap items on the root in batches of a few
+	// (ceil(OverheadShare·1µs/cost)).
 	MinOverhead = time.Microsecond
 	// MaxBatchBytes bounds the bytes an automatic batch moves (unless
 	// Config.MaxBatchBytes says otherwise): once a rank's batches have
@@ -211,7 +212,7 @@ func (s *Scheduler) curSize(rank int) int {
 	if s.cfg.BatchSize > 0 {
 		return s.cfg.BatchSize
 	}
-	return s.pol[rank].target(s.maxBytes())
+	return s.pol[rank].target(s.maxBytes)
 }
 
 // size is the size of rank's next batch with rem > 0 items unassigned.
@@ -219,7 +220,7 @@ func (s *Scheduler) size(rank, rem int) int {
 	if s.cfg.BatchSize > 0 {
 		return min(s.cfg.BatchSize, rem)
 	}
-	n := min(s.pol[rank].target(s.maxBytes()), rem)
+	n := min(s.pol[rank].target(s.maxBytes), rem)
 	if c := s.factoringCap(rank, rem); c < n {
 		n = c
 	}
@@ -274,14 +275,6 @@ func (s *Scheduler) Estimate(rank int) Estimate {
 		e.ItemCost = time.Duration(p.itemCost())
 	}
 	return e
-}
-
-// maxBytes is the byte bound of an automatic batch.
-func (s *Scheduler) maxBytes() int64 {
-	if s.cfg.MaxBatchBytes > 0 {
-		return s.cfg.MaxBatchBytes
-	}
-	return MaxBatchBytes
 }
 
 // Automatic reports whether batch sizes are automatic (BatchSize == 0).

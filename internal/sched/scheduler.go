@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 )
@@ -73,6 +74,7 @@ type slot struct {
 // use; the coordinator goroutine owns it.
 type Scheduler struct {
 	cfg       Config
+	maxBytes  int64 // the byte bound of an automatic batch (Config.MaxBatchBytes, or MaxBatchBytes)
 	next      int   // first index not yet assigned
 	nextID    int64 // id of the next batch
 	slots     [][]slot
@@ -116,6 +118,7 @@ func New(cfg Config) (*Scheduler, error) {
 	cfg.Slots = append([]int(nil), cfg.Slots...)
 	s := &Scheduler{
 		cfg:      cfg,
+		maxBytes: cmp.Or(max(cfg.MaxBatchBytes, 0), MaxBatchBytes),
 		slots:    make([][]slot, ranks),
 		drainedR: make([]bool, ranks),
 		closed:   !cfg.Open,
