@@ -15,6 +15,8 @@ func debugPlaced(int)             {}
 func debugResultReceived()        {}
 func debugResultSent()            {}
 func debugPrefetched(int)         {}
+func debugBellWait()              {}
+func debugBellRing()              {}
 func debugDueSleep()              {}
 func debugKickWait()              {}
 func debugRootStats(*sched.Stats) {}

@@ -41,6 +41,16 @@ var (
 )
 
 func debugDueSleep() { debugDueSleeps.Add(1) }
+
+// The root's bell (pmap_bell.go): the root coordinator's waits on it, and
+// another rank's rings of it.
+var (
+	debugBellWaits atomic.Int64
+	debugBellRings atomic.Int64
+)
+
+func debugBellWait() { debugBellWaits.Add(1) }
+func debugBellRing() { debugBellRings.Add(1) }
 func debugKickWait() { debugKickWaits.Add(1) }
 
 // debugPrefetchMax is the most batches a remote rank held beyond its

@@ -222,7 +222,8 @@ func callItem[T, U any](ctx context.Context, f itemFunc[T, U], slot int, item T,
 // call, for the coordinator, which alone may call MPI_Abort.
 type firstPanic struct {
 	p    atomic.Pointer[PanicError]
-	wake chan struct{} // capacity one: nudges a coordinator that is waiting
+	wake chan struct{}             // capacity one: nudges a coordinator that is waiting
+	bell atomic.Pointer[coll.Bell] // the root's bell, rung by nudge (pmap_bell.go; nil: none)
 }
 
 func newFirstPanic() *firstPanic { return &firstPanic{wake: make(chan struct{}, 1)} }
@@ -238,6 +239,9 @@ func (s *firstPanic) nudge() {
 	select {
 	case s.wake <- struct{}{}:
 	default:
+	}
+	if b := s.bell.Load(); b != nil {
+		b.Ring()
 	}
 }
 

@@ -17,12 +17,16 @@ import (
 //
 //	READY   empty; Status statusOK or statusCanceled, in a rank's first
 //	        READY with readyPrefetchSlot set when its last logical slot is
-//	        its prefetch slot (see rootLoop.holdReady)
+//	        its prefetch slot (see rootLoop.holdReady), with readyBell set
+//	        once the rank rings the root's bell (pmap_bell.go; wire
+//	        version 8)
 //	TASK    Count raw little-endian int64 input indices, then Count items
 //	        (wire.EncodeItems); BatchID is the batch id; Status holds the
 //	        taskStats and taskSpans flags (what the root wants measured)
 //	        and taskGrants: then the payload ends with a grant table
-//	        (grantTail, pmap_place.go; wire version 7)
+//	        (grantTail, pmap_place.go; wire version 7), and taskBell: then
+//	        it ends, after that, with the root's bell (bellTail,
+//	        pmap_bell.go; wire version 8)
 //	RESULT  Count raw indices echoed from the TASK, then for statusOK the
 //	        Count results (wire.EncodeItems), for statusUser/statusWire one
 //	        wireFault (wire.EncodeValue), for statusPartial (CollectAll)

@@ -54,6 +54,7 @@ type remoteLoop[T, U any] struct {
 	meters        []slotMeter
 	sending       coll.Outbox  // RESULTs and READYs whose nonblocking send has not completed
 	placer        remotePlacer // writes bulk results into the root's grants (pmap_place.go)
+	bell          *coll.Bell   // the root's bell, rung after every frame to the root (pmap_bell.go; nil: none)
 }
 
 // remoteJob is one TASK for a logical slot; payload is owned by the job.
@@ -186,6 +187,16 @@ func (r *remoteLoop[T, U]) send(buf []byte) {
 	if err := r.k.SendFrame(r.c.root, tagPmap, buf); err != nil {
 		r.k.AbortTransport(err)
 	}
+	r.ring()
+}
+
+// ring rings the root's bell, if this rank opened it, after a frame to
+// the root has started.
+func (r *remoteLoop[T, U]) ring() {
+	if r.bell != nil {
+		debugBellRing()
+		r.bell.Ring()
+	}
 }
 
 // sendFirstReady sends the rank's first READY, slot 0's, which announces
@@ -217,6 +228,9 @@ func (r *remoteLoop[T, U]) sendReadyFlags(s int, flags uint8) {
 	if r.ctxEnded {
 		status = statusCanceled
 	}
+	if r.bell != nil {
+		flags |= readyBell
+	}
 	step(r.k, r.w.SendReady(s))
 	// Without waiting, as a RESULT: a blocking send would spin on this
 	// rank's core until the root's coordinator, asleep until its next
@@ -227,6 +241,7 @@ func (r *remoteLoop[T, U]) sendReadyFlags(s int, flags uint8) {
 		r.k.AbortTransport(err)
 	}
 	r.sending.Add(snd, nil, nil, nil)
+	r.ring() // the RESULT before it too
 }
 
 // loop runs until every slot has stopped and no RESULT is outstanding.
@@ -425,6 +440,17 @@ func (r *remoteLoop[T, U]) pollRoot() bool {
 			r.k.AbortProtocol(fmt.Sprintf("TASK batch id %d", h.BatchID))
 		}
 		id := int64(h.BatchID)
+		if h.Status&taskBell != 0 {
+			ref, rest, err := splitBell(payload)
+			if err != nil {
+				r.k.AbortProtocol(fmt.Sprintf("malformed TASK from the root: %v", err))
+			}
+			h.Status &^= taskBell
+			payload = rest
+			if r.bell == nil {
+				r.bell = openBell(ref)
+			}
+		}
 		step(r.k, r.w.OnTask(s, id))
 		r.held++
 		debugPrefetched(r.held - r.execSlots)

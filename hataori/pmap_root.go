@@ -52,6 +52,7 @@ type rootLoop[T, U any] struct {
 	taskFree  [][]byte    // memory of TASKs whose sends have completed
 	taskFlags uint8       // what the other ranks measure (taskStats, taskSpans)
 	place     *rootPlacer // grants for sender-side placement of bulk results (pmap_place.go)
+	bells     rootBells   // the bell the other ranks of this host ring (pmap_bell.go; coordinator only)
 
 	// Automatic prefetch (holdReady; coordinator only, holdable fixed).
 	holdable     bool   // automatic sizes without Options.Prefetch: prefetch slots wait for the measurements
@@ -142,6 +143,10 @@ func runRoot[T, U any](c *call[T, U], slots []int, pending []pendingReady, start
 		remote: make([]rankStats, k.Size), haveRemote: make([]bool, k.Size),
 		due: newDueTracker(slots, k.Rank), holdable: c.batch == 0 && !c.prefetch,
 		prefetchSlot: make([]bool, k.Size), held: make([]int, k.Size),
+		bells: newRootBells(k.Size),
+	}
+	if r.bells.bell != nil {
+		r.pan.bell.Store(r.bells.bell) // the root's slots' nudges ring it
 	}
 	for i := range r.held {
 		r.held[i] = -1
@@ -373,6 +378,10 @@ func (r *rootLoop[T, U]) loop(inline bool) {
 			return false
 		}
 	}
+	if r.bells.bell != nil {
+		// The caller's context ending rings too: the bell's sleeps are long.
+		defer context.AfterFunc(r.c.ctx, r.pan.nudge)()
+	}
 	var tick <-chan time.Time
 	if r.c.onProgress != nil && r.k.Size == 1 && !inline {
 		t := time.NewTicker(r.c.progressEvery)
@@ -380,6 +389,7 @@ func (r *rootLoop[T, U]) loop(inline bool) {
 		tick = t.C
 	}
 	for {
+		seen := r.bells.seq() // before this round's polls: a ring after them ends the wait below
 		b.Resched.Check()
 		r.pan.check(r.k)
 		r.checkContext()
@@ -423,6 +433,22 @@ func (r *rootLoop[T, U]) loop(inline bool) {
 		}
 		if progressed {
 			b.Reset()
+			continue
+		}
+		if r.bells.all() && r.taskSends.Len() == 0 {
+			// Every other rank rings the bell after each frame it
+			// starts to the root, and the root's slots after each
+			// nudge: sleep until one does (a TASK still on its way
+			// out needs this rank's MPI progress: the polls below).
+			debugBellWait()
+			if r.computing.Load() > 0 {
+				// No back-off: every timed wake-up would find nothing.
+				b.Resched.Check()
+				r.bells.bell.Wait(seen, loopBusyWait())
+				continue
+			}
+			b.Max = loopBusyWait()
+			b.WaitKick(true, ready, r.pan.wake, r.bells.bell, seen)
 			continue
 		}
 		if r.due.active() && r.computing.Load() > 0 && r.waitDue() {
@@ -638,7 +664,7 @@ func (r *rootLoop[T, U]) pollRemote() bool {
 	}
 	switch h.Kind {
 	case wire.KindReady:
-		r.onReady(from, s, h.Status)
+		r.onReady(from, s, r.bells.ready(from, h.Status))
 	case wire.KindResult:
 		tracef("recv-result rank=%d slot=%d bytes=%d", from, s, len(payload)+bodies.apart())
 		r.onResult(from, s, h, payload, bodies, r.due.resultIn(from, s, int64(time.Since(r.c.t0))))
@@ -771,6 +797,7 @@ func (r *rootLoop[T, U]) onReady(from, s int, status uint8) {
 			if t, ok := r.place.grant(from, b.ID, b.Count); ok {
 				buf = appendGrants(buf, t)
 			}
+			buf = r.bells.tail(from, buf)
 			n := int64(len(buf))
 			r.sendTask(from, withSlot(buf, s)) // nonblocking: buf is the send's until reapTasks
 			exec := r.sch.SlotCount(from)

@@ -82,9 +82,14 @@ func (b *Backoff) Wait(spin bool, ready func() bool, wake <-chan struct{}) {
 	b.WaitKick(spin, ready, wake, nil, 0)
 }
 
+// Waiter is an event count a WaitKick sleep waits on: a Kick or a Bell.
+type Waiter interface {
+	Wait(seen uint32, d time.Duration) bool
+}
+
 // WaitKick is wait whose sleep also ends when k's count moves past seen
 // (read by the caller before its round).
-func (b *Backoff) WaitKick(spin bool, ready func() bool, wake <-chan struct{}, k *Kick, seen uint32) {
+func (b *Backoff) WaitKick(spin bool, ready func() bool, wake <-chan struct{}, k Waiter, seen uint32) {
 	b.Resched.Check()
 	if b.since.IsZero() {
 		b.since = time.Now()

@@ -23,10 +23,13 @@ import (
 // signal: a signal between the check and the wait makes the wait return at
 // once (the count changed), so none is lost.
 // Operation codes of futex(2) (linux/futex.h), which x/sys/unix does not
-// name: FUTEX_WAIT and FUTEX_WAKE with FUTEX_PRIVATE_FLAG.
+// name: FUTEX_WAIT and FUTEX_WAKE, with FUTEX_PRIVATE_FLAG for a Kick (one
+// process) and without it for a Bell (memory shared between processes).
 const (
-	futexWaitPrivate = 0 | 128
-	futexWakePrivate = 1 | 128
+	futexWait        = 0
+	futexWake        = 1
+	futexWaitPrivate = futexWait | 128
+	futexWakePrivate = futexWake | 128
 )
 
 type Kick struct {
@@ -41,28 +44,32 @@ func (k *Kick) Seq() uint32 { return k.n.Load() }
 // runtime's preemption, ends it), so callers check their condition again.
 // It reports whether a signal call woke it.
 func (k *Kick) Wait(seen uint32, d time.Duration) bool {
+	return k.waitOp(futexWaitPrivate, seen, d)
+}
+
+func (k *Kick) waitOp(op uintptr, seen uint32, d time.Duration) bool {
 	if k.n.Load() != seen {
 		return false
 	}
 	ts := unix.NsecToTimespec(int64(d))
 	k.waiters.Add(1)
-	_, _, errno := unix.RawSyscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(&k.n)), futexWaitPrivate, uintptr(seen), uintptr(unsafe.Pointer(&ts)), 0, 0)
+	_, _, errno := unix.RawSyscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(&k.n)), op, uintptr(seen), uintptr(unsafe.Pointer(&ts)), 0, 0)
 	k.waiters.Add(-1)
 	return errno == 0
 }
 
 // Signal advances the count and wakes the waiters.
-func (k *Kick) Signal() { k.wake(1 << 30) }
+func (k *Kick) Signal() { k.wake(futexWakePrivate, 1<<30) }
 
 // SignalOne advances the count and wakes one waiter: for one new item that
 // any of several waiters may take (the others would only go back to
 // sleep). A waiter that is not yet in its system call sees the count
 // change and does not sleep.
-func (k *Kick) SignalOne() { k.wake(1) }
+func (k *Kick) SignalOne() { k.wake(futexWakePrivate, 1) }
 
-func (k *Kick) wake(n int) {
+func (k *Kick) wake(op uintptr, n int) {
 	k.n.Add(1)
 	if k.waiters.Load() > 0 {
-		_, _, _ = unix.RawSyscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(&k.n)), futexWakePrivate, uintptr(n), 0, 0, 0)
+		_, _, _ = unix.RawSyscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(&k.n)), op, uintptr(n), 0, 0, 0)
 	}
 }

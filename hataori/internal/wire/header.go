@@ -7,7 +7,7 @@ import (
 )
 
 // Version is the frame protocol version this package writes and accepts.
-const Version uint8 = 7
+const Version uint8 = 8
 
 // HeaderSize is the size in bytes of an encoded Header.
 const HeaderSize = 32
