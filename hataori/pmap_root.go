@@ -358,6 +358,7 @@ func (r *rootLoop[T, U]) endLoop() {
 	if !r.closed {
 		r.closed = true
 		close(r.loopEnded)
+		r.pan.nudge() // a root slot may end the loop while the coordinator sleeps on the bell
 	}
 }
 
