@@ -50,15 +50,7 @@ var processBell = sync.OnceValue(func() *coll.Bell {
 // appendBell appends ref to frame (a sealed TASK, its grants appended
 // already) and reseals its header.
 func appendBell(frame []byte, ref coll.BellRef) []byte {
-	for _, v := range []uint64{uint64(ref.PID), uint64(ref.FD), ref.Host, ref.Nonce} {
-		frame = binary.LittleEndian.AppendUint64(frame, v)
-	}
-	h, err := wire.ParseHeader(frame)
-	if err != nil {
-		panic(fmt.Sprintf("hataori: resealing a TASK: %v", err))
-	}
-	h.Status |= taskBell
-	return sealFrame(frame, h, int(h.Count))
+	return appendTail(frame, taskBell, uint64(ref.PID), uint64(ref.FD), ref.Host, ref.Nonce)
 }
 
 // splitBell removes the bell reference from the end of a TASK's payload.

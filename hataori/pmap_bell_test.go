@@ -23,13 +23,7 @@ func TestBellTail(t *testing.T) {
 	plain = append([]byte(nil), plain...)
 	ref := coll.BellRef{PID: 4242, FD: 9, Host: 0xfeed, Nonce: 0xc0ffee}
 	framed := appendBell(append([]byte(nil), plain...), ref)
-	h, err := wire.ParseHeader(framed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if h.Status&taskBell == 0 || h.Count != 3 || int(h.Len) != len(framed)-wire.HeaderSize {
-		t.Fatalf("header %+v of a %d-byte frame", h, len(framed))
-	}
+	checkTailHeader(t, framed, taskBell, 3)
 	got, rest, err := splitBell(framed[wire.HeaderSize:])
 	if err != nil {
 		t.Fatal(err)

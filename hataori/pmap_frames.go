@@ -142,6 +142,21 @@ func sealFrame(buf []byte, h wire.Header, count int) []byte {
 	return buf
 }
 
+// appendTail appends words (raw little-endian uint64s) to frame, a sealed
+// frame, and reseals its header with flag set in its Status: the tails
+// that TASKs carry after their items (appendGrants, appendBell).
+func appendTail(frame []byte, flag uint8, words ...uint64) []byte {
+	for _, v := range words {
+		frame = binary.LittleEndian.AppendUint64(frame, v)
+	}
+	h, err := wire.ParseHeader(frame)
+	if err != nil {
+		panic(fmt.Sprintf("hataori: resealing a frame: %v", err))
+	}
+	h.Status |= flag
+	return sealFrame(frame, h, int(h.Count))
+}
+
 // taskFrame builds the TASK of batch (id, start) carrying items, in dst's
 // memory when it is large enough (dst may be nil). dst is scratch: its
 // contents may be overwritten even when the frame outgrows it or fails to

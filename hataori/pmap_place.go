@@ -81,15 +81,7 @@ func appendGrants(frame []byte, t grantTail) []byte {
 	for _, a := range t.addrs {
 		frame = binary.LittleEndian.AppendUint64(frame, a)
 	}
-	for _, v := range []uint64{t.size, uint64(t.pid), t.hostKey, t.nonceAddr, t.nonce, uint64(len(t.addrs))} {
-		frame = binary.LittleEndian.AppendUint64(frame, v)
-	}
-	h, err := wire.ParseHeader(frame)
-	if err != nil {
-		panic(fmt.Sprintf("hataori: resealing a TASK: %v", err))
-	}
-	h.Status |= taskGrants
-	return sealFrame(frame, h, int(h.Count))
+	return appendTail(frame, taskGrants, t.size, uint64(t.pid), t.hostKey, t.nonceAddr, t.nonce, uint64(len(t.addrs)))
 }
 
 // splitGrants removes the grant table from the end of a TASK's payload.

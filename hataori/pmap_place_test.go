@@ -11,6 +11,20 @@ import (
 	"github.com/hataori/hataori-go/hataori/internal/wire"
 )
 
+// checkTailHeader checks the header of frame, a TASK of count items
+// with a tail appended (appendTail): flag set, the count kept, the length
+// the frame's.
+func checkTailHeader(t *testing.T, frame []byte, flag uint8, count uint32) {
+	t.Helper()
+	h, err := wire.ParseHeader(frame)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Status&flag == 0 || h.Count != count || int(h.Len) != len(frame)-wire.HeaderSize {
+		t.Fatalf("header %+v for a %d-byte frame", h, len(frame))
+	}
+}
+
 // TestGrantTableRoundTrip: a TASK with a grant table keeps its items and
 // indices (splitGrants leaves the payload as it was) and gives back
 // the table; a truncated or inflated table is a *wire.Error.
@@ -22,13 +36,7 @@ func TestGrantTableRoundTrip(t *testing.T) {
 	plain := slices.Clone(frame[wire.HeaderSize:])
 	want := grantTail{size: 1 << 16, pid: 4242, hostKey: 99, nonceAddr: 0x1000, nonce: 5, addrs: []uint64{0x2000, 0x3000}}
 	frame = appendGrants(frame, want)
-	h, err := wire.ParseHeader(frame)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if h.Status&taskGrants == 0 || h.Count != 3 || int(h.Len) != len(frame)-wire.HeaderSize {
-		t.Fatalf("header %+v for a %d-byte frame", h, len(frame))
-	}
+	checkTailHeader(t, frame, taskGrants, 3)
 	got, rest, err := splitGrants(frame[wire.HeaderSize:])
 	if err != nil {
 		t.Fatal(err)

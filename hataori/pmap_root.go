@@ -368,7 +368,7 @@ func (r *rootLoop[T, U]) endLoop() {
 // drained. At world size one it just waits.
 func (r *rootLoop[T, U]) loop(inline bool) {
 	defer r.awaitTasks()
-	base := loopBackoffMax()
+	base, busy := loopBackoffMax(), loopBusyWait()
 	b := coll.Backoff{Max: base}
 	backable := oversubscribedOnce() && r.othersPrefetch()
 	ready := func() bool {
@@ -445,10 +445,10 @@ func (r *rootLoop[T, U]) loop(inline bool) {
 			if r.computing.Load() > 0 {
 				// No back-off: every timed wake-up would find nothing.
 				b.Resched.Check()
-				r.bells.bell.Wait(seen, loopBusyWait())
+				r.bells.bell.Wait(seen, busy)
 				continue
 			}
-			b.Max = loopBusyWait()
+			b.Max = busy
 			b.WaitKick(true, ready, r.pan.wake, r.bells.bell, seen)
 			continue
 		}
