@@ -8,7 +8,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -56,8 +55,11 @@ var bigFramesCases = []string{"big-auto", "big-prefetch-b1", "small-items-big-re
 // Every rank runs some items (the first deal gives every logical slot a
 // batch; the root's CallStats show it). Under hataoridebug the root also
 // traces the largest TASK and RESULT it moved: above the eager limit by
-// construction where an item or a result alone is (the TASK size of the
-// third case depends on the automatic sizes, so it is only logged).
+// construction where an item or a result alone is; in the third case the
+// root's callbacks wait until a RESULT above it has arrived (bigResultIn),
+// so that its own slots cannot take the items the remote batches grow on
+// (the TASK size there depends on the automatic sizes, so it is only
+// logged).
 func TestPmapLargeFramesCross(t *testing.T) {
 	if !mpitest.Child() {
 		for _, c := range bigFramesCases {
@@ -163,7 +165,7 @@ func (e *rankEnv) bigFramesBytes(what string, m execMode, opts Options, n int) {
 	var out [][]byte
 	var err error
 	fed := e.remotesFed()
-	tr := e.traceFrames(func() {
+	tr := e.traceFrames(func(*frameTrace) {
 		out, err = Pmap(context.Background(), e.world, m.d, opts, items, func(x []byte) ([]byte, error) {
 			fed()
 			return bigTransform(x), nil
@@ -187,13 +189,15 @@ func (e *rankEnv) bigFramesInts(what string, m execMode, n int) {
 	var out [][]byte
 	var err error
 	fed := e.remotesFed()
-	tr := e.traceFrames(func() {
+	fs := e.traceFrames(func(tr *frameTrace) {
+		big := e.bigResultIn(tr)
 		out, err = Pmap(context.Background(), e.world, m.d, Options{Mode: m.mode, Stats: &st}, items, func(x int) ([]byte, error) {
 			fed()
+			big()
 			return bigResult(x - bigIntBase), nil
 		})
 	})
-	e.checkBigFrames(what, err, out, n, bigResult, &st, tr, false)
+	e.checkBigFrames(what, err, out, n, bigResult, &st, fs, false)
 }
 
 // remotesFed returns what the callbacks of one call run first: on the root
@@ -208,14 +212,40 @@ func (e *rankEnv) remotesFed() func() {
 		return func() {}
 	}
 	base := debugTasksSent()
+	return e.rootGate(func() bool { return debugTasksSent()-base >= int64(e.size-1) },
+		func() string {
+			return fmt.Sprintf("the root sent %d TASKs, want one per other rank", debugTasksSent()-base)
+		})
+}
+
+// bigResultIn returns what the callbacks of a traced call run after
+// remotesFed: on the root (under hataoridebug) it waits, at most gateWait,
+// until the root has received a RESULT larger than bigFrameBytes, so that
+// the root's own slots cannot run so much of the input that no remote
+// batch grows to a RESULT above the eager limit (checkBigFrames' verdict
+// then follows from that event, not from the speed of the root's slots).
+func (e *rankEnv) bigResultIn(tr *frameTrace) func() {
+	if !traceOn || e.rank != 0 {
+		return func() {}
+	}
+	return e.rootGate(func() bool { return tr.result.Load() > bigFrameBytes },
+		func() string {
+			return fmt.Sprintf("the largest RESULT the root received was %d bytes, want one above %d", tr.result.Load(), bigFrameBytes)
+		})
+}
+
+// rootGate returns a function that blocks until open reports true, once
+// per call (later calls return at once), polling every 50 µs for gateWait
+// at most; past that it fails the test with what() and returns.
+func (e *rankEnv) rootGate(open func() bool, what func() string) func() {
 	var done atomic.Bool
 	return func() {
 		if done.Load() {
 			return
 		}
-		for end := time.Now().Add(gateWait); debugTasksSent()-base < int64(e.size-1); {
+		for end := time.Now().Add(gateWait); !open(); {
 			if time.Now().After(end) {
-				e.t.Errorf("the root sent %d TASKs in %v, want one per other rank", debugTasksSent()-base, gateWait)
+				e.t.Errorf("after %v: %s", gateWait, what())
 				break
 			}
 			time.Sleep(50 * time.Microsecond)
@@ -229,32 +259,33 @@ func (e *rankEnv) remotesFed() func() {
 // hataoridebug tag).
 type frameSizes struct{ task, result int }
 
+// frameTrace is frameSizes as a call goes on, for its callbacks to read.
+type frameTrace struct{ task, result atomic.Int64 }
+
 // traceFrames runs f and returns, on the root under hataoridebug, the
-// largest TASK and RESULT payloads of the call f makes.
-func (e *rankEnv) traceFrames(f func()) frameSizes {
+// largest TASK and RESULT payloads of the call f makes; f gets them as
+// they grow.
+func (e *rankEnv) traceFrames(f func(tr *frameTrace)) frameSizes {
+	var tr frameTrace
 	if !traceOn || e.rank != 0 {
-		f()
+		f(&tr)
 		return frameSizes{}
 	}
-	var mu sync.Mutex
-	var fs frameSizes
+	raise := func(v *atomic.Int64, n int) {
+		for old := v.Load(); int64(n) > old && !v.CompareAndSwap(old, int64(n)); old = v.Load() {
+		}
+	}
 	pmapTrace = func(ev string) {
 		var to, rank, slot, n int
 		if _, err := fmt.Sscanf(ev, "send kind=TASK to=%d bytes=%d", &to, &n); err == nil {
-			mu.Lock()
-			fs.task = max(fs.task, n)
-			mu.Unlock()
+			raise(&tr.task, n)
 		} else if _, err := fmt.Sscanf(ev, "recv-result rank=%d slot=%d bytes=%d", &rank, &slot, &n); err == nil {
-			mu.Lock()
-			fs.result = max(fs.result, n)
-			mu.Unlock()
+			raise(&tr.result, n)
 		}
 	}
-	f()
+	f(&tr)
 	pmapTrace = nil
-	mu.Lock()
-	defer mu.Unlock()
-	return fs
+	return frameSizes{int(tr.task.Load()), int(tr.result.Load())}
 }
 
 // checkBigFrames checks one call of TestPmapLargeFramesCross: no error on

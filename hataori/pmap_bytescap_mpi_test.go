@@ -49,7 +49,7 @@ func TestPmapBatchBytesCap(t *testing.T) {
 		fed := e.remotesFed()
 		var out [][]byte
 		var err error
-		fs := e.traceFrames(func() {
+		fs := e.traceFrames(func(*frameTrace) {
 			out, err = Pmap(context.Background(), e.world, m.d, Options{Mode: m.mode, Stats: &st}, items, func(x int) ([]byte, error) {
 				fed()
 				for end := time.Now().Add(20 * time.Microsecond); time.Now().Before(end); {
