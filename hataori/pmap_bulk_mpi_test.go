@@ -81,7 +81,9 @@ func nestedOf(i int) nestedBulk {
 // (several segments per RESULT, between small values), MPI-only and
 // hybrid; and under CollectAll with items failing in the middle of their
 // batches, every other result exact and exactly the failed items listed.
-// Some items run on another rank (the root's statistics say so).
+// Some items run on another rank (the root's statistics say so; the
+// root's first callbacks wait until it has dealt every other rank a batch:
+// remotesFed).
 func TestPmapBulkResultsExact(t *testing.T) {
 	if !mpitest.Child() {
 		pmapJob(t, "TestPmapBulkResultsExact", 2, 4)
@@ -95,7 +97,11 @@ func TestPmapBulkResultsExact(t *testing.T) {
 			what := fmt.Sprintf("%s batch=%d", m.name, batch)
 			var st CallStats
 			opts := Options{BatchSize: batch, Mode: m.mode, Stats: &st}
-			bs, err := Pmap(ctx, e.world, m.d, opts, e.items(n), func(i int) ([]byte, error) { return bulkBytes(i), nil })
+			fed := e.remotesFed() // rank 1's items by an event, not by timing
+			bs, err := Pmap(ctx, e.world, m.d, opts, e.items(n), func(i int) ([]byte, error) {
+				fed()
+				return bulkBytes(i), nil
+			})
 			e.checkBulk(what+" []byte", err, bs, n, func(i int, b []byte) bool { return bytes.Equal(b, bulkBytes(i)) })
 			if e.rank == 0 && st.Items[1][0] == 0 && slices.Equal(st.Items[1], make([]int64, len(st.Items[1]))) {
 				t.Errorf("%s: rank 1 ran no item: %v", what, st.Items)
