@@ -25,7 +25,8 @@
 //	mixed     ~3,700 heavy-tailed CPU items of 10 µs to 10 ms (2 s in all),
 //	          shuffled: makespan against the greedy schedule of the
 //	          durations each item measured in its callback, on the call's
-//	          slots
+//	          slots (wall times), or on the node's CPUs where the slots
+//	          outnumber them (the items' thread CPU times)
 //	trivial   200,000 trivial items: µs/item, hybrid and MPI-only, next to
 //	          the MPI ping-pong round trip and a plain loop
 //	overhead  20,000 trivial items, automatic sizes, batch 1 and 64: µs/item
