@@ -26,7 +26,8 @@
 //	          shuffled: makespan against the greedy schedule of the
 //	          durations each item measured in its callback, on the call's
 //	          slots (wall times), or on the node's CPUs where the slots
-//	          outnumber them (the items' thread CPU times)
+//	          outnumber them (the items' thread CPU times); and against
+//	          the same items dealt by a counter in shared memory
 //	trivial   200,000 trivial items: µs/item, hybrid and MPI-only, next to
 //	          the MPI ping-pong round trip and a plain loop
 //	overhead  20,000 trivial items, automatic sizes, batch 1 and 64: µs/item

@@ -49,6 +49,8 @@ type mixedVariant struct {
 	// ÷ the ideal bound, ÷ the nominal CPU time over the machines; the
 	// measured (wall) total ÷ the nominal one
 	vsGreedy, vsWall, vsIdeal, vsNominal, inflation []float64
+	vsCounter                                       []float64     // per round: Pmap ÷ the shared counter's time
+	pmapT                                           time.Duration // this round's call
 	last                                            hataori.CallStats
 	slots, machines                                 int
 	what                                            string // the machines and durations of greedy
@@ -78,7 +80,10 @@ type mixedVariant struct {
 // longest), ÷ the nominal CPU time over the machines, and the measured
 // total ÷ the nominal one (above 1: the items' cores were shared, with
 // the coordinators or with neighbours). The CPUs are those some rank may
-// run on (unionCPUs): every rank of these runs is on one node.
+// run on (unionCPUs): every rank of these runs is on one node. Every
+// round also deals the items through a shared counter (sharedCounter: the
+// bound of any dealing on the node) and prints its time ÷ its own greedy,
+// and every configuration's Pmap ÷ that time.
 func mixed(e *env) error {
 	costs := mixedCosts()
 	kk := uint64(0)
@@ -106,6 +111,12 @@ func mixed(e *env) error {
 		return err
 	}
 	defer d.Close()
+	ctr, err := e.openCounter(len(ks))
+	if err != nil {
+		return fmt.Errorf("shared counter: %w", err)
+	}
+	defer ctr.close()
+	var counterVsGreedy []float64 // per round
 	var variants []*mixedVariant
 	for _, b := range cpuBatches {
 		variants = append(variants, &mixedVariant{name: "mpi-only", batch: b}, &mixedVariant{name: "hybrid", dom: d, batch: b})
@@ -136,27 +147,16 @@ func mixed(e *env) error {
 			v.slots = totalSlots(st)
 			v.last = st
 			wall, cpu := make([]time.Duration, len(out)), make([]time.Duration, len(out))
-			var sumWall time.Duration
 			for i, o := range out {
 				wall[i], cpu[i] = time.Duration(o[0]), time.Duration(o[1])
-				if cpu[i] <= 0 || cpu[i] > wall[i] { // no per-thread clock here
-					cpu[i] = wall[i]
-				}
-				sumWall += wall[i]
 			}
-			ds, machines, what := wall, v.slots, "slots, wall times"
-			if v.slots > cpus {
-				ds, machines, what = cpu, cpus, "CPUs, CPU times"
-			}
-			var sum time.Duration
-			for _, d := range ds {
-				sum += d
-			}
-			g := greedy(ds, machines)
+			gs := mixedGreedy(wall, cpu, v.slots, cpus)
+			g, sum, machines, what, sumWall := gs.g, gs.sum, gs.machines, gs.what, gs.sumWall
 			gWall := greedy(wall, v.slots)
-			ideal := max(sum/time.Duration(machines), slices.Max(ds))
+			ideal := max(sum/time.Duration(machines), gs.longest)
 			nominal := total / time.Duration(min(v.slots, cpus))
 			v.machines, v.what = machines, what
+			v.pmapT = pmapT
 			v.vsGreedy = append(v.vsGreedy, ratio(pmapT, g))
 			v.vsWall = append(v.vsWall, ratio(pmapT, gWall))
 			v.vsIdeal = append(v.vsIdeal, ratio(pmapT, ideal))
@@ -167,10 +167,26 @@ func mixed(e *env) error {
 				ratio(pmapT, g), ratio(pmapT, ideal), ratio(pmapT, nominal), v.slots, sumWall.Round(time.Millisecond), gWall.Round(time.Millisecond), ratio(pmapT, gWall),
 				rankTotals(st), slotsOf(st.Items), rankSizes(st.Sizes), sizesOf(st.Sizes), busyIdleOf(st))
 		}
+		t, wall, cpu, err := ctr.run(e, ks)
+		if err != nil {
+			return fmt.Errorf("shared counter: %w", err)
+		}
+		if round == 0 || e.rank != 0 {
+			continue
+		}
+		gs := mixedGreedy(wall, cpu, e.size, cpus)
+		counterVsGreedy = append(counterVsGreedy, ratio(t, gs.g))
+		for _, v := range variants {
+			v.vsCounter = append(v.vsCounter, ratio(v.pmapT, t))
+		}
+		e.printf("  round %d shared counter (every rank takes one item at a time from shared memory: no message, no coordinator) %v; greedy on %d machines (%s; sum %v) %v: counter/greedy %.3f\n",
+			round, t.Round(time.Millisecond), gs.machines, gs.what, gs.sum.Round(time.Millisecond), gs.g.Round(time.Millisecond), ratio(t, gs.g))
 	}
 	if e.rank != 0 {
 		return nil
 	}
+	e.printf("  mixed shared counter %d ranks: median counter/greedy %.3f (min %.3f, max %.3f): the bound of any dealing on this node\n",
+		e.size, median(counterVsGreedy), slices.Min(counterVsGreedy), slices.Max(counterVsGreedy))
 	for _, v := range variants {
 		aim := "comparison for auto, no aim"
 		if v.batch == 0 {
@@ -179,6 +195,42 @@ func mixed(e *env) error {
 		e.printf("  mixed %-8s %-4s %d ranks, %d slots, greedy machines %d (%s): median Pmap/greedy %.3f (min %.3f, max %.3f; %s), Pmap/ideal %.3f, Pmap/(nominal CPU ÷ machines) %.3f; greedy on the slots over the wall times %.3f; measured/nominal CPU %.2f; items per rank (last round) %v; batch sizes per rank min/median/max×batches (last round) %s\n",
 			v.name, batchName(v.batch), e.size, v.slots, v.machines, v.what, median(v.vsGreedy), slices.Min(v.vsGreedy), slices.Max(v.vsGreedy), aim,
 			median(v.vsIdeal), median(v.vsNominal), median(v.vsWall), median(v.inflation), rankTotals(v.last), rankSizes(v.last.Sizes))
+		e.printf("  mixed %-8s %-4s %d ranks: median Pmap ÷ shared counter %.3f (min %.3f, max %.3f)\n",
+			v.name, batchName(v.batch), e.size, median(v.vsCounter), slices.Min(v.vsCounter), slices.Max(v.vsCounter))
 	}
 	return nil
+}
+
+// greedyOf is the greedy baseline of one mixed run (mixedGreedy).
+type greedyOf struct {
+	g, sum, longest, sumWall time.Duration
+	machines                 int
+	what                     string // the machines and the durations
+}
+
+// mixedGreedy is the greedy schedule of one run's items over slots on
+// ranks that may run on cpus CPUs: on the slots over the items' wall
+// times while they are at most the CPUs, on the CPUs over their thread
+// CPU times beyond (a CPU time of zero or above the wall time, where no
+// per-thread clock measured it, counts as the wall time).
+func mixedGreedy(wall, cpu []time.Duration, slots, cpus int) greedyOf {
+	o := greedyOf{machines: slots, what: "slots, wall times"}
+	ds := wall
+	if slots > cpus {
+		ds = make([]time.Duration, len(cpu))
+		for i, c := range cpu {
+			ds[i] = c
+			if c <= 0 || c > wall[i] {
+				ds[i] = wall[i]
+			}
+		}
+		o.machines, o.what = cpus, "CPUs, CPU times"
+	}
+	for i, d := range ds {
+		o.sum += d
+		o.sumWall += wall[i]
+		o.longest = max(o.longest, d)
+	}
+	o.g = greedy(ds, o.machines)
+	return o
 }
