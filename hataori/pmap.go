@@ -215,7 +215,7 @@ func Pmap[T, U any](ctx context.Context, comm Comm, d *Domain, opts Options, roo
 		g = func(_ context.Context, item T) (U, error) { return f(item) }
 	}
 	items, _ := rootItems.Get()
-	return pmapWith(ctx, comm, d, opts, pmapInput[T, U]{present: rootItems.Present(), items: items, fn: funcCode(f)}, g, nil)
+	return pmapWith(ctx, comm, d, opts, pmapInput[T, U]{present: rootItems.Present(), items: items, fn: funcCode(f), plain: true}, g, nil)
 }
 
 // PmapContext is [Pmap] whose callback receives the call's context: a child
@@ -243,6 +243,7 @@ type pmapInput[T, U any] struct {
 	items   []T
 	stream  *streamSpec[T, U]
 	fn      uintptr
+	plain   bool // the caller's callback takes no context (Pmap's)
 }
 
 // inputLen is the root's input length, -1 for a stream.
@@ -294,7 +295,8 @@ type call[T, U any] struct {
 	stopOnError bool       // FailFast: a batch stops after its first failing item
 	low         *failIndex // FailFast: the lowest failing index this rank knows (see stopRule)
 	collect     bool       // CollectAll
-	inline      bool       // the coordinator runs the callbacks (MPI_THREAD_SINGLE, or the short path)
+	inline      bool       // the coordinator runs the callbacks (MPI_THREAD_SINGLE, the short path, or remoteInline)
+	inlineQueue bool       // inline by remoteInline: a prefetched TASK waits for the running batch
 	short       shortKey   // where this rank's cost is remembered (zero fn: nowhere)
 	alone       bool       // the short path's root runs every item, no frame is sent (agreed in the preflight)
 	cost        shortCost  // what this rank measured, for the short path (set by runRoot, runRemote)
@@ -338,6 +340,10 @@ func pmapOn[T, U any](ctx context.Context, comm Comm, exec seam.Executor, opts O
 	if !opts.Prefetch { // forced overlap: the slots take the call
 		exec, short, taken = shortPath(exec, threads, shortKey{comm: comm.h, fn: in.fn, root: opts.Root}, k.Rank == opts.Root, in.inputLen())
 	}
+	ruled := remoteInline(exec, k.Rank != opts.Root, opts.Prefetch, in.plain)
+	if ruled {
+		exec = helperExec{inline: true}
+	}
 	tracef("open rank=%d size=%d", k.Rank, k.Size)
 	// From here every rank waits on the others: a panic or Goexit leaving
 	// the call (user code runs here: encoders, decoders, the progress
@@ -350,7 +356,7 @@ func pmapOn[T, U any](ctx context.Context, comm Comm, exec seam.Executor, opts O
 	}()
 	defer keepCoordinatorResponsive(exec)()
 	c := newCall(ctx, k, exec, &opts, in.items, f)
-	c.short, c.alone = short, taken && k.Rank == opts.Root
+	c.short, c.alone, c.inlineQueue = short, taken && k.Rank == opts.Root, ruled
 	if k.Rank == opts.Root {
 		c.stream = in.stream
 	}

@@ -164,6 +164,27 @@ func keepCoordinatorResponsive(exec seam.Executor) (restore func()) {
 	return func() { restoreGOMAXPROCS(old) }
 }
 
+// remoteInline says whether a rank other than the root runs its callbacks
+// on its coordinator, between messages, as under MPI_THREAD_SINGLE,
+// instead of on a helper thread: MPI-only (exec is the helper), the
+// caller's callback takes no context (Pmap's: nothing needs cancelling
+// under it, and the coordinator looks for the root's CANCEL between
+// items), no forced Prefetch, on a node whose launcher started more ranks
+// than it has CPUs (inlineWanted). There every batch on a helper costs
+// two hand-offs between the coordinator and the helper, each a context
+// switch on a core the ranks share, and the coordinator's timed waits
+// while the helper computes; what the helper buys, the next TASK
+// travelling while a batch runs, is worth little when the rank's share of
+// the cores goes to the other ranks while it waits.
+func remoteInline(exec seam.Executor, remote, prefetch, plain bool) bool {
+	h, ok := exec.(helperExec)
+	return ok && !h.inline && remote && !prefetch && plain && inlineWanted()
+}
+
+// inlineWanted says whether a node's MPI-only ranks run their callbacks
+// inline (remoteInline); a variable for the tests.
+var inlineWanted = oversubscribedOnce
+
 // spareWanted says whether a call gets the idle P; a variable for the tests.
 var spareWanted = oversubscribedOnce
 

@@ -2,6 +2,7 @@ package hataori
 
 import (
 	"cmp"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -51,6 +52,8 @@ type remoteLoop[T, U any] struct {
 	cancelSent    bool         // CANCEL sent to the root (this rank's ctx ended)
 	firstCanceled *remoteFault // FailFast: the first item that failed with the call's cancellation
 	scratch       []byte       // the last RESULT's memory (inline mode)
+	inBatch       bool         // inline mode: the coordinator is running a batch
+	queued        []remoteJob  // inline with a prefetch slot: TASKs read while a batch ran, to run next
 	meters        []slotMeter
 	sending       coll.Outbox  // RESULTs and READYs whose nonblocking send has not completed
 	placer        remotePlacer // writes bulk results into the root's grants (pmap_place.go)
@@ -93,7 +96,7 @@ type remoteFault struct {
 // runRemote runs a non-root rank's side of a call.
 func runRemote[T, U any](c *call[T, U], slots int, start func(serve func(int))) {
 	logical := slots
-	if (c.prefetch || c.batch == 0) && !c.inline {
+	if (c.prefetch || c.batch == 0) && (!c.inline || c.inlineQueue) {
 		logical++ // the prefetch slot
 	}
 	r := &remoteLoop[T, U]{
@@ -414,6 +417,11 @@ func (r *remoteLoop[T, U]) pollRoot() bool {
 	if s >= r.logical {
 		r.k.AbortProtocol(fmt.Sprintf("%v for slot %d of %d", h.Kind, s, r.logical))
 	}
+	if r.inBatch && h.Kind != wire.KindCancel && r.logical == r.execSlots {
+		// Only the prefetch slot's TASK or STOP can come while the one
+		// executor slot's batch runs inline.
+		r.k.AbortProtocol(fmt.Sprintf("%v for slot %d while its batch runs", h.Kind, s))
+	}
 	switch h.Kind {
 	case wire.KindCancel:
 		low, err := parseCancel(payload)
@@ -461,16 +469,36 @@ func (r *remoteLoop[T, U]) pollRoot() bool {
 			r.taskKick.SignalOne()
 			return true
 		}
-		res, ok := r.runTask(0, j, r.scratch)
-		if !ok {
-			r.c.pan.check(r.k)
+		if r.inBatch {
+			// The prefetch slot's TASK, read between the items of the
+			// running batch: it runs once that batch is done.
+			j.at = time.Now()
+			r.queued = append(r.queued, j)
+			return true
 		}
-		r.scratch = nil // MPI's until its send completes (reapSends)
-		r.finish(res)
+		r.runInline(j)
+		for len(r.queued) > 0 {
+			q := r.queued[0]
+			r.queued = r.queued[1:]
+			r.runInline(q)
+		}
 	default:
 		r.k.AbortProtocol(fmt.Sprintf("%v in reply to READY", h.Kind))
 	}
 	return true
+}
+
+// runInline runs TASK j on the coordinator (inline mode) and starts
+// sending its RESULT.
+func (r *remoteLoop[T, U]) runInline(j remoteJob) {
+	r.inBatch = true
+	res, ok := r.runTask(0, j, r.scratch)
+	r.inBatch = false
+	if !ok {
+		r.c.pan.check(r.k)
+	}
+	r.scratch = nil // MPI's until its send completes (reapSends)
+	r.finish(res)
 }
 
 // step aborts on a worker-machine protocol error (an internal failure).
@@ -543,7 +571,7 @@ func (r *remoteLoop[T, U]) evalTask(s int, j remoteJob, scratch []byte) (res slo
 	out := make([]U, len(items))
 	// A TASK's indices are its batch's range (taskFrame), so item p is
 	// index indices[0]+p.
-	o, fine := evalBatch(r.c.cctx, r.c.f, s, indices[0], items, out, r.c.stopRule(), r.c.pan)
+	o, fine := evalBatch(r.c.cctx, r.itemFunc(), s, indices[0], items, out, r.c.stopRule(), r.c.pan)
 	if !fine {
 		return res, false
 	}
@@ -551,6 +579,32 @@ func (r *remoteLoop[T, U]) evalTask(s int, j remoteJob, scratch []byte) (res slo
 		return r.encodeAll(res, j, indices, o, out, scratch)
 	}
 	return r.encodeFirst(res, j, indices, o, out, scratch, grants)
+}
+
+// itemFunc is the callback a batch of this rank runs. Inline (the
+// coordinator runs the batch), it first looks for a frame from the root
+// once loopBusyWait has passed since it last did, so that a CANCEL
+// (another rank's failing item under FailFast) stops the batch between
+// items, as a helper's batch stops once the coordinator beside it has read
+// the CANCEL, within the same bound (1 ms; 4 ms on a node with more ranks
+// than CPUs, where Open MPI gives up the core in a progress call that
+// finds nothing, so each look costs the computing thread its core).
+// Besides a CANCEL only the prefetch slot's TASK (queued to run next) or
+// STOP can come then: the executor's one slot holds this batch, and the
+// root sends a TASK or STOP only in reply to a READY.
+func (r *remoteLoop[T, U]) itemFunc() itemFunc[T, U] {
+	f := r.c.f
+	if !r.c.inline {
+		return f
+	}
+	last, every := time.Now(), loopBusyWait()
+	return func(ctx context.Context, slot int, item T) (U, error) {
+		if now := time.Now(); now.Sub(last) >= every {
+			last = now
+			r.pollRoot()
+		}
+		return f(ctx, slot, item)
+	}
 }
 
 // firstKey is the error key of TASK j whose indices cannot be read: its
