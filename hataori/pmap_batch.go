@@ -123,6 +123,11 @@ type stopRule struct {
 	// low is the rank's lowest failing index known (nil: not consulted,
 	// CollectAll).
 	low *failIndex
+	// look, if set, runs before every item, before low and halt are
+	// consulted: a batch that a rank's coordinator runs itself reads the
+	// root's frames there (remoteLoop.betweenItems), so that a CANCEL
+	// it reads stops the batch before the next item.
+	look func()
 }
 
 // evalBatch evaluates f over items on slot, in order, writing results into
@@ -154,6 +159,9 @@ type stopRule struct {
 // the job.
 func evalBatch[T, U any](ctx context.Context, f itemFunc[T, U], slot int, first int64, items []T, out []U, rule stopRule, pan *firstPanic) (o batchOutcome, ok bool) {
 	for i := range items {
+		if rule.look != nil {
+			rule.look()
+		}
 		if rule.low != nil && first+int64(i) > rule.low.load() {
 			o.skip(ctx, i, len(items), rule.onError)
 			return o, true

@@ -2,7 +2,6 @@ package hataori
 
 import (
 	"cmp"
-	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -571,7 +570,11 @@ func (r *remoteLoop[T, U]) evalTask(s int, j remoteJob, scratch []byte) (res slo
 	out := make([]U, len(items))
 	// A TASK's indices are its batch's range (taskFrame), so item p is
 	// index indices[0]+p.
-	o, fine := evalBatch(r.c.cctx, r.itemFunc(), s, indices[0], items, out, r.c.stopRule(), r.c.pan)
+	rule := r.c.stopRule()
+	if r.c.inline {
+		rule.look = r.betweenItems()
+	}
+	o, fine := evalBatch(r.c.cctx, r.c.f, s, indices[0], items, out, rule, r.c.pan)
 	if !fine {
 		return res, false
 	}
@@ -581,29 +584,24 @@ func (r *remoteLoop[T, U]) evalTask(s int, j remoteJob, scratch []byte) (res slo
 	return r.encodeFirst(res, j, indices, o, out, scratch, grants)
 }
 
-// itemFunc is the callback a batch of this rank runs. Inline (the
-// coordinator runs the batch), it first looks for a frame from the root
-// once loopBusyWait has passed since it last did, so that a CANCEL
-// (another rank's failing item under FailFast) stops the batch between
-// items, as a helper's batch stops once the coordinator beside it has read
-// the CANCEL, within the same bound (1 ms; 4 ms on a node with more ranks
-// than CPUs, where Open MPI gives up the core in a progress call that
-// finds nothing, so each look costs the computing thread its core).
+// betweenItems is what a batch that the coordinator runs itself (inline)
+// does before each item (stopRule.look): once loopBusyWait has passed
+// since it last did, it reads a frame from the root, so that a CANCEL
+// (another rank's failing item under FailFast) stops the batch before its
+// next item, as a helper's batch stops once the coordinator beside it has
+// read the CANCEL, within the same bound (1 ms; 4 ms on a node with more
+// ranks than CPUs, where Open MPI gives up the core in a progress call
+// that finds nothing, so each look costs the computing thread its core).
 // Besides a CANCEL only the prefetch slot's TASK (queued to run next) or
 // STOP can come then: the executor's one slot holds this batch, and the
 // root sends a TASK or STOP only in reply to a READY.
-func (r *remoteLoop[T, U]) itemFunc() itemFunc[T, U] {
-	f := r.c.f
-	if !r.c.inline {
-		return f
-	}
+func (r *remoteLoop[T, U]) betweenItems() func() {
 	last, every := time.Now(), loopBusyWait()
-	return func(ctx context.Context, slot int, item T) (U, error) {
+	return func() {
 		if now := time.Now(); now.Sub(last) >= every {
 			last = now
 			r.pollRoot()
 		}
-		return f(ctx, slot, item)
 	}
 }
 
