@@ -151,20 +151,18 @@ func mixed(e *env) error {
 				wall[i], cpu[i] = time.Duration(o[0]), time.Duration(o[1])
 			}
 			gs := mixedGreedy(wall, cpu, v.slots, cpus)
-			g, sum, machines, what, sumWall := gs.g, gs.sum, gs.machines, gs.what, gs.sumWall
 			gWall := greedy(wall, v.slots)
-			ideal := max(sum/time.Duration(machines), gs.longest)
-			nominal := total / time.Duration(min(v.slots, cpus))
-			v.machines, v.what = machines, what
-			v.pmapT = pmapT
-			v.vsGreedy = append(v.vsGreedy, ratio(pmapT, g))
+			ideal := max(gs.sum/time.Duration(gs.machines), gs.longest)
+			nominal := total / time.Duration(gs.machines)
+			v.machines, v.what, v.pmapT = gs.machines, gs.what, pmapT
+			v.vsGreedy = append(v.vsGreedy, ratio(pmapT, gs.g))
 			v.vsWall = append(v.vsWall, ratio(pmapT, gWall))
 			v.vsIdeal = append(v.vsIdeal, ratio(pmapT, ideal))
 			v.vsNominal = append(v.vsNominal, ratio(pmapT, nominal))
-			v.inflation = append(v.inflation, ratio(sumWall, total))
+			v.inflation = append(v.inflation, ratio(gs.sumWall, total))
 			e.printf("  round %d %-8s %-4s Pmap %v; greedy on %d machines (%s; sum %v) %v: Pmap/greedy %.3f, Pmap/ideal %.3f, Pmap/(nominal CPU ÷ machines) %.3f; greedy on the %d slots over the wall times (sum %v) %v: Pmap/that %.3f; items per rank %v, per slot %s; batch sizes per rank %s, per slot %s; slots busy/idle %s\n",
-				round, v.name, batchName(v.batch), pmapT.Round(time.Millisecond), machines, what, sum.Round(time.Millisecond), g.Round(time.Millisecond),
-				ratio(pmapT, g), ratio(pmapT, ideal), ratio(pmapT, nominal), v.slots, sumWall.Round(time.Millisecond), gWall.Round(time.Millisecond), ratio(pmapT, gWall),
+				round, v.name, batchName(v.batch), pmapT.Round(time.Millisecond), gs.machines, gs.what, gs.sum.Round(time.Millisecond), gs.g.Round(time.Millisecond),
+				ratio(pmapT, gs.g), ratio(pmapT, ideal), ratio(pmapT, nominal), v.slots, gs.sumWall.Round(time.Millisecond), gWall.Round(time.Millisecond), ratio(pmapT, gWall),
 				rankTotals(st), slotsOf(st.Items), rankSizes(st.Sizes), sizesOf(st.Sizes), busyIdleOf(st))
 		}
 		t, wall, cpu, err := ctr.run(e, ks)
