@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/hataori/hataori-go/hataori"
@@ -128,19 +129,26 @@ func mixed(e *env) error {
 				return err
 			}
 			var st hataori.CallStats
-			start := time.Now()
+			var itemsCPU atomic.Int64 // this rank's items' thread CPU time
+			start, proc0 := time.Now(), processCPU()
 			out, err := hataori.Pmap(ctx, e.world, v.dom, hataori.Options{BatchSize: v.batch, Stats: &st}, e.items(len(costs)),
 				func(i int) ([3]uint64, error) {
 					runtime.LockOSThread() // the thread's CPU clock must be one thread's
 					defer runtime.UnlockOSThread()
 					t0, c0 := time.Now(), threadCPU()
 					h := spin(ks[i], uint64(i))
-					return [3]uint64{uint64(time.Since(t0)), uint64(threadCPU() - c0), h}, nil
+					c := threadCPU() - c0
+					itemsCPU.Add(int64(c))
+					return [3]uint64{uint64(time.Since(t0)), uint64(c), h}, nil
 				})
 			if err != nil {
 				return fmt.Errorf("%s: %w", v.name, err)
 			}
 			pmapT := time.Since(start)
+			beyond, err := e.gather(fmt.Sprint((processCPU() - proc0 - time.Duration(itemsCPU.Load())).Round(100 * time.Microsecond)))
+			if err != nil {
+				return err
+			}
 			if round == 0 || e.rank != 0 {
 				continue
 			}
@@ -160,10 +168,10 @@ func mixed(e *env) error {
 			v.vsIdeal = append(v.vsIdeal, ratio(pmapT, ideal))
 			v.vsNominal = append(v.vsNominal, ratio(pmapT, nominal))
 			v.inflation = append(v.inflation, ratio(gs.sumWall, total))
-			e.printf("  round %d %-8s %-4s Pmap %v; greedy on %d machines (%s; sum %v) %v: Pmap/greedy %.3f, Pmap/ideal %.3f, Pmap/(nominal CPU ÷ machines) %.3f; greedy on the %d slots over the wall times (sum %v) %v: Pmap/that %.3f; items per rank %v, per slot %s; batch sizes per rank %s, per slot %s; slots busy/idle %s\n",
+			e.printf("  round %d %-8s %-4s Pmap %v; greedy on %d machines (%s; sum %v) %v: Pmap/greedy %.3f, Pmap/ideal %.3f, Pmap/(nominal CPU ÷ machines) %.3f; greedy on the %d slots over the wall times (sum %v) %v: Pmap/that %.3f; items per rank %v, per slot %s; batch sizes per rank %s, per slot %s; slots busy/idle %s; process CPU beyond the items per rank %v\n",
 				round, v.name, batchName(v.batch), pmapT.Round(time.Millisecond), gs.machines, gs.what, gs.sum.Round(time.Millisecond), gs.g.Round(time.Millisecond),
 				ratio(pmapT, gs.g), ratio(pmapT, ideal), ratio(pmapT, nominal), v.slots, gs.sumWall.Round(time.Millisecond), gWall.Round(time.Millisecond), ratio(pmapT, gWall),
-				rankTotals(st), slotsOf(st.Items), rankSizes(st.Sizes), sizesOf(st.Sizes), busyIdleOf(st))
+				rankTotals(st), slotsOf(st.Items), rankSizes(st.Sizes), sizesOf(st.Sizes), busyIdleOf(st), beyond)
 		}
 		t, wall, cpu, err := ctr.run(e, ks)
 		if err != nil {
