@@ -208,6 +208,16 @@ func loopBusyWait() time.Duration {
 	return coll.BusyWait
 }
 
+// slotIdleWait bounds one wait of an idle remote slot for its next TASK:
+// coll.SlotIdleWaitShared on a node with more ranks than CPUs, else
+// coll.SlotIdleWait.
+func slotIdleWait() time.Duration {
+	if oversubscribedOnce() {
+		return coll.SlotIdleWaitShared
+	}
+	return coll.SlotIdleWait
+}
+
 // restoreGOMAXPROCS sets GOMAXPROCS back to old without leaving the
 // runtime's automatic updates (Go 1.25 on: GOMAXPROCS follows the CPU
 // affinity and the cgroup CPU limit) switched off, as runtime.GOMAXPROCS(n)

@@ -173,6 +173,8 @@ func (r *remoteLoop[T, U]) nextJob() (remoteJob, bool) {
 		j, ok := <-r.jobs
 		return j, ok
 	}
+	var rs coll.Resched
+	wait := slotIdleWait()
 	for {
 		seen := r.taskKick.Seq()
 		select {
@@ -181,7 +183,8 @@ func (r *remoteLoop[T, U]) nextJob() (remoteJob, bool) {
 		default:
 		}
 		debugKickWait()
-		r.taskKick.Wait(seen, coll.SlotIdleWait)
+		r.taskKick.Wait(seen, wait)
+		rs.Check()
 	}
 }
 
