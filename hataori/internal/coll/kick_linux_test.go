@@ -12,15 +12,18 @@ import (
 // must report that the signal woke it (not a timeout or a stray signal to
 // the thread). A signal can land between the waiter's announcement and its
 // system call (the wait then returns at once, unwoken), so it tries a few
-// times and needs one wake.
+// times and needs one wake. A signal to the waiter's thread (the
+// runtime's preemption) can also end its wait before the test sees it
+// waiting: the test then tries again rather than wait for a waiter that
+// has gone.
 func TestKickSignalEndsWait(t *testing.T) {
 	var k Kick
 	for range 50 {
 		seen := k.Seq()
-		woken := make(chan bool)
+		woken := make(chan bool, 1)
 		go func() { woken <- k.Wait(seen, 10*time.Second) }()
-		for k.waiters.Load() == 0 {
-			time.Sleep(100 * time.Microsecond)
+		if !waiting(&k, woken) {
+			continue
 		}
 		time.Sleep(time.Millisecond)
 		k.Signal()
@@ -34,6 +37,19 @@ func TestKickSignalEndsWait(t *testing.T) {
 		}
 	}
 	t.Fatal("no wait of 50 reported that signal woke it")
+}
+
+// waiting reports once k has a waiter, or false once the wait that woken
+// reports on has ended without one being seen.
+func waiting(k *Kick, woken <-chan bool) bool {
+	for k.waiters.Load() == 0 {
+		select {
+		case <-woken:
+			return false
+		case <-time.After(100 * time.Microsecond):
+		}
+	}
+	return true
 }
 
 func TestKickSignalBeforeWait(t *testing.T) {
