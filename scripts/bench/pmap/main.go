@@ -75,7 +75,7 @@ func main() {
 	flag.StringVar(&only, "configs", "", "comma-separated configurations of the cpu case to run (mpi-only, hybrid, lanes; static, run only when named: every rank its contiguous share in a plain loop, then a Gather, the bound of any dealing); empty: mpi-only, hybrid and lanes")
 	batches := flag.String("batches", "0,1", "cpu, fine, skew, mixed: comma-separated Options.BatchSize values to run, interleaved (0: automatic, the zero Options: the figure; the others for comparison)")
 	flag.BoolVar(&cpuPrefetch, "prefetch", false, "cpu case: Options.Prefetch (off by default, as in the issue's figures)")
-	flag.BoolVar(&threads, "threads", false, "cpu case: print every rank's busy threads during each call (CPU time, run-queue wait, times scheduled in; from /proc/self/task/*/schedstat)")
+	flag.BoolVar(&threads, "threads", false, "cpu and mixed cases: print every rank's busy threads during each call (CPU time, run-queue wait, times scheduled in; from /proc/self/task/*/schedstat)")
 	flag.IntVar(&rounds, "rounds", 5, "measured rounds per configuration (cpu, skew, overhead, hooks); the median is reported")
 	flag.IntVar(&hooksItems, "hooks-items", hooksItems, "items per call of the hooks case")
 	flag.Parse()

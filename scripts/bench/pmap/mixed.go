@@ -130,6 +130,10 @@ func mixed(e *env) error {
 			}
 			var st hataori.CallStats
 			var itemsCPU atomic.Int64 // this rank's items' thread CPU time
+			var sched0 map[int][3]int64
+			if threads {
+				sched0 = threadSched()
+			}
 			start, proc0 := time.Now(), processCPU()
 			out, err := hataori.Pmap(ctx, e.world, v.dom, hataori.Options{BatchSize: v.batch, Stats: &st}, e.items(len(costs)),
 				func(i int) ([3]uint64, error) {
@@ -148,6 +152,15 @@ func mixed(e *env) error {
 			beyond, err := e.gather(fmt.Sprint((processCPU() - proc0 - time.Duration(itemsCPU.Load())).Round(100 * time.Microsecond)))
 			if err != nil {
 				return err
+			}
+			if threads {
+				report, err := e.gather(threadReport(sched0, pmapT))
+				if err != nil {
+					return err
+				}
+				for r, l := range report {
+					e.printf("      %s rank %d threads during the call: %s\n", v.name, r, l)
+				}
 			}
 			if round == 0 || e.rank != 0 {
 				continue
