@@ -78,7 +78,7 @@ func threadSched() map[int][3]int64 {
 }
 
 // threadReport formats, for the main thread (the coordinator, marked)
-// and every other thread that ran at least 1% of wall since before, its
+// and every other thread that ran at least 0.1% of wall (the runtime's threads included) since before, its
 // CPU time, run-queue wait and times scheduled in.
 func threadReport(before map[int][3]int64, wall time.Duration) string {
 	var parts []string
@@ -92,14 +92,14 @@ func threadReport(before map[int][3]int64, wall time.Duration) string {
 		v, b := now[tid], before[tid]
 		exec, delay, n := v[0]-b[0], v[1]-b[1], v[2]-b[2]
 		main := tid == os.Getpid()
-		if !main && float64(exec) < 0.01*float64(wall) {
+		if !main && float64(exec) < 0.001*float64(wall) {
 			continue
 		}
 		name := "thread"
 		if main {
 			name = "main(coordinator)"
 		}
-		parts = append(parts, fmt.Sprintf("%s cpu %.0f%% wait %.0f%% in %d×", name, 100*float64(exec)/float64(wall), 100*float64(delay)/float64(wall), n))
+		parts = append(parts, fmt.Sprintf("%s cpu %.1f%% wait %.0f%% in %d×", name, 100*float64(exec)/float64(wall), 100*float64(delay)/float64(wall), n))
 	}
 	return strings.Join(parts, ", ")
 }
