@@ -7,6 +7,7 @@ import (
 	"io"
 	"reflect"
 	"time"
+	"unsafe"
 
 	"github.com/vmihailenco/msgpack/v5"
 )
@@ -54,14 +55,15 @@ func newEncoder(w io.Writer) *msgpack.Encoder {
 
 // encoder appends values of one type T to a payload.
 type encoder[T any] struct {
-	shape bulkShape
-	w     appendWriter
-	enc   *msgpack.Encoder
-	base  int // len(dst) when encoding began
+	shape  bulkShape
+	scalar scalarKind // a type with the hand-written path (scalar_msgpack.go)
+	w      appendWriter
+	enc    *msgpack.Encoder
+	base   int // len(dst) when encoding began
 }
 
 func newValueEncoder[T any](dst []byte) *encoder[T] {
-	return &encoder[T]{shape: shapeOf(reflect.TypeFor[T]()), w: appendWriter{b: dst}, base: len(dst)}
+	return &encoder[T]{shape: shapeOf(reflect.TypeFor[T]()), scalar: scalarOf[T](), w: appendWriter{b: dst}, base: len(dst)}
 }
 
 func (e *encoder[T]) add(v T) error {
@@ -75,6 +77,10 @@ func (e *encoder[T]) add(v T) error {
 			return errorf(ErrLength, nil, "%d-byte %s exceeds payload limit %d", len(data), typeName[T](), PayloadLimit())
 		}
 		return nil
+	}
+	if e.scalar != scalarNone {
+		e.w.b = appendScalar(e.w.b, e.scalar, unsafe.Pointer(&v))
+		return e.checkLimit()
 	}
 	if e.enc == nil {
 		e.enc = newEncoder(&e.w)
@@ -91,6 +97,11 @@ func (e *encoder[T]) add(v T) error {
 	if err != nil {
 		return &Error{Kind: ErrEncode, Detail: "msgpack encode of " + typeName[T](), Err: err}
 	}
+	return e.checkLimit()
+}
+
+// checkLimit fails once the payload encoded so far exceeds PayloadLimit.
+func (e *encoder[T]) checkLimit() error {
 	if n := int64(len(e.w.b)-e.base) + e.w.ext; n > PayloadLimit() {
 		return errorf(ErrLength, nil, "encoded payload of %d bytes exceeds limit %d", n, PayloadLimit())
 	}
@@ -253,6 +264,13 @@ func decodeItems[T any](payload []byte, count int, alias bool) ([]T, error) {
 func decodeItemsSeg[T any](payload []byte, count int, segs []Segment, alias bool) ([]T, error) {
 	if count < 0 || count > len(payload) {
 		return nil, errorf(ErrCount, nil, "%d items cannot be in a %d-byte payload", count, len(payload))
+	}
+	if k := scalarOf[T](); k != scalarNone && len(segs) == 0 {
+		out := make([]T, count)
+		if decodeScalars(k, payload, out) {
+			return out, nil
+		}
+		// Anything else (an error included) is the library's to decode.
 	}
 	d := newValueDecoder[T](payload, count)
 	d.alias, d.segs = alias, segs
