@@ -25,7 +25,11 @@
 //     `msgpack` tag), with the keys of map[string]string, map[string]bool
 //     and map[string]any sorted (msgpack sorts no other maps). Values whose
 //     msgpack encoding methods have pointer receivers are handed to msgpack
-//     addressable, so those methods are called.
+//     addressable, so those methods are called. Payloads of exactly the
+//     builtin int, int64, uint, uint64 or float64 are written and read by
+//     hand (scalar_msgpack.go): the same bytes, and the same values for
+//     every code the library accepts, at a few nanoseconds a value; any
+//     other payload of those types is decoded by the library.
 //
 // Numeric slices nested inside structs are encoded element by element by
 // msgpack unless the field uses the type hataori.Bulk, which carries them
