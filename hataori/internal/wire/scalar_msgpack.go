@@ -31,20 +31,20 @@ const (
 	scalarFloat64
 )
 
-// msgpack codes (the msgpack specification's format bytes).
+// msgpack codes of numbers (the specification's format bytes; codeNil is
+// the bulk path's, widths come from codeLayout).
 const (
-	mpNil     = 0xc0
-	mpFloat32 = 0xca
-	mpFloat64 = 0xcb
-	mpUint8   = 0xcc
-	mpUint16  = 0xcd
-	mpUint32  = 0xce
-	mpUint64  = 0xcf
-	mpInt8    = 0xd0
-	mpInt16   = 0xd1
-	mpInt32   = 0xd2
-	mpInt64   = 0xd3
-	mpNegFix  = 0xe0 // negative fixint: 0xe0–0xff
+	codeFloat32 = 0xca
+	codeFloat64 = 0xcb
+	codeUint8   = 0xcc
+	codeUint16  = 0xcd
+	codeUint32  = 0xce
+	codeUint64  = 0xcf
+	codeInt8    = 0xd0
+	codeInt16   = 0xd1
+	codeInt32   = 0xd2
+	codeInt64   = 0xd3
+	codeNegFix  = 0xe0 // negative fixint: 0xe0–0xff
 )
 
 // scalarOf returns T's kind, scalarNone for every other type (and for the
@@ -81,11 +81,11 @@ func appendScalar(b []byte, k scalarKind, p unsafe.Pointer) []byte {
 	case scalarUint:
 		return appendCompactUint(b, bits)
 	case scalarInt64:
-		return appendCode8(b, mpInt64, bits)
+		return appendCode8(b, codeInt64, bits)
 	case scalarUint64:
-		return appendCode8(b, mpUint64, bits)
+		return appendCode8(b, codeUint64, bits)
 	default: // scalarFloat64
-		return appendCode8(b, mpFloat64, bits)
+		return appendCode8(b, codeFloat64, bits)
 	}
 }
 
@@ -100,13 +100,13 @@ func appendCompactUint(b []byte, n uint64) []byte {
 	case n <= math.MaxInt8:
 		return append(b, byte(n))
 	case n <= math.MaxUint8:
-		return append(b, mpUint8, byte(n))
+		return append(b, codeUint8, byte(n))
 	case n <= math.MaxUint16:
-		return binary.BigEndian.AppendUint16(append(b, mpUint16), uint16(n))
+		return binary.BigEndian.AppendUint16(append(b, codeUint16), uint16(n))
 	case n <= math.MaxUint32:
-		return binary.BigEndian.AppendUint32(append(b, mpUint32), uint32(n))
+		return binary.BigEndian.AppendUint32(append(b, codeUint32), uint32(n))
 	}
-	return appendCode8(b, mpUint64, n)
+	return appendCode8(b, codeUint64, n)
 }
 
 // appendCompactInt is the library's EncodeInt.
@@ -117,13 +117,13 @@ func appendCompactInt(b []byte, n int64) []byte {
 	case n >= -32:
 		return append(b, byte(n))
 	case n >= math.MinInt8:
-		return append(b, mpInt8, byte(n))
+		return append(b, codeInt8, byte(n))
 	case n >= math.MinInt16:
-		return binary.BigEndian.AppendUint16(append(b, mpInt16), uint16(n))
+		return binary.BigEndian.AppendUint16(append(b, codeInt16), uint16(n))
 	case n >= math.MinInt32:
-		return binary.BigEndian.AppendUint32(append(b, mpInt32), uint32(n))
+		return binary.BigEndian.AppendUint32(append(b, codeInt32), uint32(n))
 	}
-	return appendCode8(b, mpInt64, uint64(n))
+	return appendCode8(b, codeInt64, uint64(n))
 }
 
 // decodeScalars decodes count values of kind k from p into out (len
@@ -152,13 +152,13 @@ func scalarBits(k scalarKind, p []byte) (uint64, int, bool) {
 	c := p[0]
 	if k == scalarFloat64 {
 		switch c {
-		case mpFloat32:
+		case codeFloat32:
 			if len(p) < 5 {
 				return 0, 0, false
 			}
 			f := math.Float32frombits(binary.BigEndian.Uint32(p[1:]))
 			return math.Float64bits(float64(f)), 5, true
-		case mpFloat64:
+		case codeFloat64:
 			if len(p) < 9 {
 				return 0, 0, false
 			}
@@ -181,41 +181,31 @@ func integerBits(p []byte) (uint64, int, bool) {
 	switch {
 	case c <= 0x7f:
 		return uint64(c), 1, true
-	case c >= mpNegFix:
+	case c >= codeNegFix:
 		return uint64(int64(int8(c))), 1, true
-	case c == mpNil:
+	case c == codeNil:
 		return 0, 1, true
-	}
-	var w int
-	switch c {
-	case mpUint8, mpInt8:
-		w = 1
-	case mpUint16, mpInt16:
-		w = 2
-	case mpUint32, mpInt32:
-		w = 4
-	case mpUint64, mpInt64:
-		w = 8
-	default:
+	case c < codeUint8 || c > codeInt64:
 		return 0, 0, false
 	}
+	w := 1 << ((c - codeUint8) & 3) // uint 8, 16, 32, 64, then int 8 … 64 (codeLayout's widths)
 	if len(p) < 1+w {
 		return 0, 0, false
 	}
-	b := p[1 : 1+w]
-	switch c {
-	case mpUint8:
-		return uint64(b[0]), 2, true
-	case mpInt8:
-		return uint64(int64(int8(b[0]))), 2, true
-	case mpUint16:
-		return uint64(binary.BigEndian.Uint16(b)), 3, true
-	case mpInt16:
-		return uint64(int64(int16(binary.BigEndian.Uint16(b)))), 3, true
-	case mpUint32:
-		return uint64(binary.BigEndian.Uint32(b)), 5, true
-	case mpInt32:
-		return uint64(int64(int32(binary.BigEndian.Uint32(b)))), 5, true
+	var n uint64
+	switch b := p[1 : 1+w]; w {
+	case 1:
+		n = uint64(b[0])
+	case 2:
+		n = uint64(binary.BigEndian.Uint16(b))
+	case 4:
+		n = uint64(binary.BigEndian.Uint32(b))
+	default:
+		n = binary.BigEndian.Uint64(b)
 	}
-	return binary.BigEndian.Uint64(b), 9, true
+	if c >= codeInt8 && w < 8 {
+		shift := 64 - 8*w
+		n = uint64(int64(n<<shift) >> shift)
+	}
+	return n, 1 + w, true
 }
