@@ -188,35 +188,25 @@ var inlineWanted = oversubscribedOnce
 // spareWanted says whether a call gets the idle P; a variable for the tests.
 var spareWanted = oversubscribedOnce
 
-// loopBackoffMax is the longest idle sleep of the Pmap coordinators' loops:
-// coll.BackoffMaxShared on a node with more ranks than CPUs, else the
-// default (0: coll.BackoffMax).
-func loopBackoffMax() time.Duration {
+// onSharedNode is shared on a node whose launcher started more ranks than
+// it has CPUs (oversubscribedOnce), else alone.
+func onSharedNode(shared, alone time.Duration) time.Duration {
 	if oversubscribedOnce() {
-		return coll.BackoffMaxShared
+		return shared
 	}
-	return 0
+	return alone
 }
+
+// loopBackoffMax is the longest idle sleep of the Pmap coordinators' loops
+// (0: coll.BackoffMax).
+func loopBackoffMax() time.Duration { return onSharedNode(coll.BackoffMaxShared, 0) }
 
 // loopBusyWait is the longest wait of a remote coordinator whose every
-// logical slot holds a batch: coll.BusyWaitShared on a node with more
-// ranks than CPUs, else coll.BusyWait.
-func loopBusyWait() time.Duration {
-	if oversubscribedOnce() {
-		return coll.BusyWaitShared
-	}
-	return coll.BusyWait
-}
+// logical slot holds a batch.
+func loopBusyWait() time.Duration { return onSharedNode(coll.BusyWaitShared, coll.BusyWait) }
 
-// slotIdleWait bounds one wait of an idle remote slot for its next TASK:
-// coll.SlotIdleWaitShared on a node with more ranks than CPUs, else
-// coll.SlotIdleWait.
-func slotIdleWait() time.Duration {
-	if oversubscribedOnce() {
-		return coll.SlotIdleWaitShared
-	}
-	return coll.SlotIdleWait
-}
+// slotIdleWait bounds one wait of an idle remote slot for its next TASK.
+func slotIdleWait() time.Duration { return onSharedNode(coll.SlotIdleWaitShared, coll.SlotIdleWait) }
 
 // restoreGOMAXPROCS sets GOMAXPROCS back to old without leaving the
 // runtime's automatic updates (Go 1.25 on: GOMAXPROCS follows the CPU
