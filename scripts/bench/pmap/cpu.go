@@ -304,8 +304,8 @@ func cpuBound(e *env, w cpuWork) error {
 			if err := e.world.Barrier(); err != nil {
 				return err
 			}
-			sched0 := threadSched()
-			t0, cpu0 := time.Now(), processCPU()
+			m := meterCall()
+			t0 := time.Now()
 			out, err := c.call(e.items(w.items), &st, &g)
 			if err != nil {
 				return fmt.Errorf("%s: %w", c.name, err)
@@ -315,15 +315,9 @@ func cpuBound(e *env, w cpuWork) error {
 			// thread: slots and coordinator), as a share of the wall time:
 			// a rank bound to one core that gets less than 1 shared its
 			// core with other processes.
-			cpuUsed, err := e.gather(fmt.Sprint(int64(processCPU() - cpu0)))
+			cpuUsed, threadLines, err := e.metered(m, wall, 0)
 			if err != nil {
 				return err
-			}
-			var threadLines []string
-			if threads {
-				if threadLines, err = e.gather(threadReport(sched0, wall)); err != nil {
-					return err
-				}
 			}
 			if e.rank == 0 && (len(out) != w.items || !slices.Equal(out[:serialN], ref)) {
 				return fmt.Errorf("%s: wrong results", c.name)
@@ -369,8 +363,7 @@ func cpuBound(e *env, w cpuWork) error {
 				// share of it the items needed (their serial CPU cost):
 				// robust to neighbours, since both are CPU times. The rest
 				// is the coordinator's polling and the protocol.
-				var used time.Duration
-				fmt.Sscan(cpuUsed[r], &used)
+				used := cpuUsed[r]
 				useful := time.Duration(n) * (before[r].cpu + after[r].cpu) / 2
 				cpus = append(cpus, fmt.Sprintf("r%d %.2f/%.2f", r, float64(used)/float64(wall), float64(useful)/float64(max(used, 1))))
 				c.useful[r] = append(c.useful[r], float64(useful)/float64(max(used, 1)))

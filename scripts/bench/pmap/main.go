@@ -380,3 +380,52 @@ func fail(err error) {
 	fmt.Fprintln(os.Stderr, "benchpmap:", err)
 	os.Exit(1)
 }
+
+// callMeter is what a call costs its rank's threads: meterCall before the
+// call, env.metered after it.
+type callMeter struct {
+	cpu   time.Duration    // the process's CPU time before
+	sched map[int][3]int64 // with -threads: every thread's counters before
+}
+
+func meterCall() callMeter {
+	m := callMeter{cpu: processCPU()}
+	if threads {
+		m.sched = threadSched()
+	}
+	return m
+}
+
+// metered returns, on rank 0, every rank's process CPU time during the
+// call less its less (0, or the items' own CPU time) and, with -threads,
+// every rank's thread report over wall (a collective; nil elsewhere).
+func (e *env) metered(m callMeter, wall, less time.Duration) ([]time.Duration, []string, error) {
+	all, err := e.gather(strconv.FormatInt(int64(processCPU()-m.cpu-less), 10))
+	if err != nil {
+		return nil, nil, err
+	}
+	var report []string
+	if threads {
+		if report, err = e.gather(threadReport(m.sched, wall)); err != nil {
+			return nil, nil, err
+		}
+	}
+	var cpu []time.Duration
+	for _, s := range all {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return nil, nil, err
+		}
+		cpu = append(cpu, time.Duration(n))
+	}
+	return cpu, report, nil
+}
+
+// roundAll rounds every duration of ds to a multiple of m.
+func roundAll(ds []time.Duration, m time.Duration) []time.Duration {
+	out := make([]time.Duration, len(ds))
+	for i, d := range ds {
+		out[i] = d.Round(m)
+	}
+	return out
+}

@@ -130,11 +130,8 @@ func mixed(e *env) error {
 			}
 			var st hataori.CallStats
 			var itemsCPU atomic.Int64 // this rank's items' thread CPU time
-			var sched0 map[int][3]int64
-			if threads {
-				sched0 = threadSched()
-			}
-			start, proc0 := time.Now(), processCPU()
+			m := meterCall()
+			start := time.Now()
 			out, err := hataori.Pmap(ctx, e.world, v.dom, hataori.Options{BatchSize: v.batch, Stats: &st}, e.items(len(costs)),
 				func(i int) ([3]uint64, error) {
 					runtime.LockOSThread() // the thread's CPU clock must be one thread's
@@ -149,18 +146,12 @@ func mixed(e *env) error {
 				return fmt.Errorf("%s: %w", v.name, err)
 			}
 			pmapT := time.Since(start)
-			beyond, err := e.gather(fmt.Sprint((processCPU() - proc0 - time.Duration(itemsCPU.Load())).Round(100 * time.Microsecond)))
+			beyond, report, err := e.metered(m, pmapT, time.Duration(itemsCPU.Load()))
 			if err != nil {
 				return err
 			}
-			if threads {
-				report, err := e.gather(threadReport(sched0, pmapT))
-				if err != nil {
-					return err
-				}
-				for r, l := range report {
-					e.printf("      %s rank %d threads during the call: %s\n", v.name, r, l)
-				}
+			for r, l := range report {
+				e.printf("      %s rank %d threads during the call: %s\n", v.name, r, l)
 			}
 			if round == 0 || e.rank != 0 {
 				continue
@@ -184,7 +175,7 @@ func mixed(e *env) error {
 			e.printf("  round %d %-8s %-4s Pmap %v; greedy on %d machines (%s; sum %v) %v: Pmap/greedy %.3f, Pmap/ideal %.3f, Pmap/(nominal CPU ÷ machines) %.3f; greedy on the %d slots over the wall times (sum %v) %v: Pmap/that %.3f; items per rank %v, per slot %s; batch sizes per rank %s, per slot %s; slots busy/idle %s; process CPU beyond the items per rank %v\n",
 				round, v.name, batchName(v.batch), pmapT.Round(time.Millisecond), gs.machines, gs.what, gs.sum.Round(time.Millisecond), gs.g.Round(time.Millisecond),
 				ratio(pmapT, gs.g), ratio(pmapT, ideal), ratio(pmapT, nominal), v.slots, gs.sumWall.Round(time.Millisecond), gWall.Round(time.Millisecond), ratio(pmapT, gWall),
-				rankTotals(st), slotsOf(st.Items), rankSizes(st.Sizes), sizesOf(st.Sizes), busyIdleOf(st), beyond)
+				rankTotals(st), slotsOf(st.Items), rankSizes(st.Sizes), sizesOf(st.Sizes), busyIdleOf(st), roundAll(beyond, 100*time.Microsecond))
 		}
 		t, wall, cpu, err := ctr.run(e, ks)
 		if err != nil {
